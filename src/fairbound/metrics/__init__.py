@@ -11,6 +11,17 @@ are.  For multi-class labels every component is evaluated one-vs-rest for each c
 Costs follow Ethayarajh (2020): a positive gap ``E_A[cost] - E_B[cost]`` means group A
 bears more cost, i.e. is disadvantaged.  Each component also names the familiar *rate*
 (selection rate, TPR, ...) and whether the rate is the cost itself or ``1 - cost``.
+
+Who bears a cost depends on whether the positive prediction is *favourable* (a loan
+granted, a candidate hired) or *harmful* (flagged as high risk, content removed).  Every
+component is registered for a favourable positive class: the cost of a person is not getting
+the favourable outcome (``1 - [y_hat = k]``) among the component's rows, so a group with a
+lower selection rate, TPR or FPR bears more cost, and for predictive parity a group whose
+positive predictions are *more* often right (higher precision) is held to a stricter
+standard and bears the cost.  :func:`oriented` turns a component round for a harmful
+positive class (``favourable="negative"``): the cost becomes ``[y_hat = k]`` (and
+``[y != k]`` among predicted positives for precision), so a higher FPR or TPR is then the
+heavier burden.  Accuracy is the same either way.
 """
 
 from __future__ import annotations
@@ -37,12 +48,17 @@ def _tpr(conf: np.ndarray, k: int):
 
 def _fpr(conf: np.ndarray, k: int):
     n = conf.sum(axis=(-2, -1)) - conf[..., :, k, :].sum(axis=-1)
-    return n, conf[..., :, :, k].sum(axis=-1) - conf[..., :, k, k]
+    return n, n - (conf[..., :, :, k].sum(axis=-1) - conf[..., :, k, k])
+
+
+def _fnr(conf: np.ndarray, k: int):
+    n = conf[..., :, k, :].sum(axis=-1)
+    return n, n - conf[..., :, k, k]
 
 
 def _precision(conf: np.ndarray, k: int):
     n = conf[..., :, :, k].sum(axis=-1)
-    return n, n - conf[..., :, k, k]
+    return n, conf[..., :, k, k]
 
 
 def _accuracy(conf: np.ndarray, k: int):
@@ -68,6 +84,9 @@ class Component:
         ``counts(conf, k) -> (n, cost_count)``, vectorised over leading axes.
     per_class : bool
         Whether it depends on the class (``False`` for accuracy).
+    depends_on_favourable : bool
+        Whether who bears the cost turns round when the positive class is harmful
+        (``False`` for accuracy, whose errors cost either way).
     """
 
     name: str
@@ -76,13 +95,63 @@ class Component:
     denominator: str
     counts: CountFunc
     per_class: bool = True
+    depends_on_favourable: bool = True
 
 
 SELECTION = Component("selection_rate", "selection rate", False, "all rows", _selection)
 TPR = Component("tpr", "TPR", False, "rows with y = {k}", _tpr)
-FPR = Component("fpr", "FPR", True, "rows with y != {k}", _fpr)
-PRECISION = Component("precision", "precision", False, "rows with y_hat = {k}", _precision)
-ACCURACY = Component("accuracy", "accuracy", False, "all rows", _accuracy, per_class=False)
+FPR = Component("fpr", "FPR", False, "rows with y != {k}", _fpr)
+FNR = Component("fnr", "FNR", True, "rows with y = {k}", _fnr)
+PRECISION = Component("precision", "precision", True, "rows with y_hat = {k}", _precision)
+ACCURACY = Component("accuracy", "accuracy", False, "all rows", _accuracy, per_class=False,
+                     depends_on_favourable=False)
+
+FAVOURABLE = ("positive", "negative")
+
+
+def check_favourable(favourable) -> str:
+    """Validate ``favourable``: whether the positive class is the favourable outcome.
+
+    Examples
+    --------
+    >>> check_favourable("Negative")
+    'negative'
+    """
+    v = str(favourable).strip().lower()
+    v = {"favourable": "positive", "harmful": "negative", "favorable": "positive"}.get(v, v)
+    if v not in FAVOURABLE:
+        raise FairboundError(
+            "favourable must be 'positive' (the positive class is the favourable outcome: "
+            "loan granted, hired) or 'negative' (it is harmful: flagged, high risk); got "
+            f"{favourable!r}", param="favourable")
+    return v
+
+
+def oriented(component: Component, favourable: str = "positive") -> Component:
+    """The component with its cost as borne when the positive class is ``favourable``.
+
+    Components are registered for a favourable positive class; for ``"negative"`` (the
+    positive prediction harms the person) the cost count becomes ``n - count`` and the rate
+    that was ``1 - cost`` becomes the cost itself.
+
+    Examples
+    --------
+    >>> conf = np.array([[[6, 4], [2, 8]]])  # one group: rows y, columns y_hat
+    >>> FPR.counts(conf, 1)[1], oriented(FPR, "negative").counts(conf, 1)[1]
+    (array([6]), array([4]))
+    >>> TPR.counts(conf, 1)[1], oriented(TPR, "negative").counts(conf, 1)[1]
+    (array([2]), array([8]))
+    """
+    if check_favourable(favourable) == "positive" or not component.depends_on_favourable:
+        return component
+    base = component.counts
+
+    def counts(conf, k):
+        n, c = base(conf, k)
+        return n, n - c
+
+    return Component(component.name, component.rate, not component.rate_is_cost,
+                     component.denominator, counts, component.per_class, True)
 
 
 @dataclass(frozen=True)
@@ -136,8 +205,15 @@ register_metric(
 )
 register_metric(
     Metric("false_positive_rate", (FPR,),
-           "false-positive-rate gap; cost [y_hat = k] over rows with y != k"),
+           "false-positive-rate gap; cost 1 - [y_hat = k] over rows with y != k "
+           "([y_hat = k] when the positive class is harmful)"),
     aliases=("fpr", "fpr_parity", "false_positive_rate_parity"),
+)
+register_metric(
+    Metric("false_negative_rate", (FNR,),
+           "false-negative-rate gap; cost 1 - [y_hat = k] over rows with y = k "
+           "([y_hat = k] when the positive class is harmful)"),
+    aliases=("fnr", "fnr_parity", "false_negative_rate_parity"),
 )
 register_metric(
     Metric("equalized_odds", (TPR, FPR),
@@ -146,7 +222,8 @@ register_metric(
 )
 register_metric(
     Metric("predictive_parity", (PRECISION,),
-           "precision gap; cost [y != k] over rows with y_hat = k"),
+           "precision gap; cost [y = k] over rows with y_hat = k "
+           "([y != k] when the positive class is harmful)"),
     aliases=("pp", "precision", "ppv"),
 )
 register_metric(
@@ -177,6 +254,7 @@ def get_metric(name: str) -> Metric:
 
 
 __all__ = [
-    "ACCURACY", "COST", "DEFAULT_METRICS", "FPR", "METRICS", "PRECISION", "SELECTION", "TPR",
-    "Component", "Metric", "get_metric", "register_metric",
+    "ACCURACY", "COST", "DEFAULT_METRICS", "FAVOURABLE", "FNR", "FPR", "METRICS", "PRECISION",
+    "SELECTION", "TPR", "Component", "Metric", "check_favourable", "get_metric", "oriented",
+    "register_metric",
 ]

@@ -146,8 +146,8 @@ class TransformersNLI:
     def __init__(self, path, *, name: str | None = None, batch_size: int = 32,
                  device: str = "auto", max_length: int = 256,
                  label_map: Mapping[int, str] | None = None) -> None:
+        self.path = _local_dir(path, "model")  # a bad path is named before a missing extra
         transformers = require("transformers", "nlp")
-        self.path = _local_dir(path, "model")
         self.name = check_model_name(name or self.path.name)
         self.batch_size = int(batch_size)
         self.max_length = int(max_length)
