@@ -21,8 +21,17 @@ import numpy as np
 
 from fairbound.engines import Aggregates, AggregateSpec, aggregate
 from fairbound.errors import FairboundError, SmallGroupWarning
-from fairbound.metrics import COST, DEFAULT_METRICS, Component, Metric, get_metric
+from fairbound.metrics import (
+    COST,
+    DEFAULT_METRICS,
+    Component,
+    Metric,
+    check_favourable,
+    get_metric,
+    oriented,
+)
 from fairbound.stats import GroupStats, NotEstimable, difference_interval, get_method
+from fairbound.stats.auto import resolve_method
 from fairbound.stats.base import check_confidence_level, check_positive
 
 SCHEMA = "fairbound.audit/1"
@@ -30,9 +39,14 @@ COMPARISONS = ("pairwise", "vs-rest", "vs-reference")
 A_DISADVANTAGED = "A disadvantaged"
 B_DISADVANTAGED = "B disadvantaged"
 NO_EVIDENCE = "not enough evidence"
+NO_GAP = "no meaningful gap"
 UNEQUAL = "unequal"
 NOT_ESTIMABLE = "not estimable"
 SMALL_GROUP = 30
+#: ``error_control`` values: family-wise (Bonferroni over every comparison of the audit),
+#: false-coverage / false-discovery (Benjamini-Hochberg with the Benjamini-Yekutieli
+#: FCR-adjusted intervals), or none (each comparison at the stated level).
+ERROR_CONTROLS = ("family", "fdr", "none")
 
 
 def _jsonable(v):
@@ -75,12 +89,20 @@ class Comparison:
         Interval method and what it promises.
     verdict : str
         ``"A disadvantaged"``, ``"B disadvantaged"``, ``"not enough evidence"``,
-        ``"unequal"`` (``max`` component) or ``"not estimable"``.
+        ``"no meaningful gap"`` (the interval lies within ``+/- tolerance``), ``"unequal"``
+        (``max`` component) or ``"not estimable"``.
     required_n : float
-        Total annotated examples (A + B) the method would need to reach a verdict if the
-        observed gap were the true one (``inf`` for a zero gap, NaN if unknown).
+        Total annotated examples (A + B, at the current group shares) the method would need
+        to show a gap if the observed gap were the true one (``inf`` for a zero gap, NaN if
+        unknown).  Never below the examples already there when there is no verdict.
     note : str
         Why a value is not estimable, small-group warnings, and similar.
+    tolerance : float or None
+        The band (on the rate scale) within which a gap counts as no meaningful gap.
+    required_n_parity : float
+        With a tolerance: total examples needed to show that the gap lies within the band
+        if the observed gap were the true one (``inf`` when the observed gap is outside the
+        band: no sample size can show parity then).
     """
 
     metric: str
@@ -104,6 +126,8 @@ class Comparison:
     rate_is_cost: bool = False
     seed: int = 0
     options: tuple[tuple[str, Any], ...] = field(default=(), repr=False)
+    tolerance: float | None = None
+    required_n_parity: float = math.nan
 
     @property
     def confidence_interval(self) -> tuple[float, float]:
@@ -169,9 +193,10 @@ class Comparison:
         return comparison_sentence(self.to_dict())
 
     def recompute(
-        self, *, confidence_level: float | None = None, method: str | None = None, **options
+        self, *, confidence_level: float | None = None, method: str | None = None,
+        seed: int | None = None, **options
     ) -> Comparison:
-        """The same comparison with another method or level, from the stored statistics.
+        """The same comparison with another method, level or seed, from the stored statistics.
 
         Parameters
         ----------
@@ -179,6 +204,8 @@ class Comparison:
             New level (the interval's own level; no multiplicity adjustment is applied).
         method : str, optional
             New interval method.
+        seed : int, optional
+            New seed for randomised methods.
         **options
             Method options (replace the stored ones).
 
@@ -189,13 +216,16 @@ class Comparison:
         if self.component == "max" or self.a is None:
             raise FairboundError("recompute: the 'max' component is derived from its "
                                  "components; recompute those instead", param="component")
-        rho = check_confidence_level(confidence_level or self.interval_level)
-        m = get_method(method or self.method)
+        rho = check_confidence_level(self.interval_level if confidence_level is None
+                                     else confidence_level)
+        m = get_method(self.method if method is None else method)
         opts = options if (options or method) else dict(self.options)
         return _compare(
             self.metric, self.component, self.rate, self.rate_is_cost, self.cls,
             self.group_a, self.group_b, self.a, self.b, method=m.name,
-            family_level=rho, interval_level=rho, seed=self.seed, options=opts,
+            family_level=rho, interval_level=rho,
+            seed=self.seed if seed is None else _check_seed(seed), options=opts,
+            tolerance=self.tolerance,
         )
 
     def plot(self, *, confidence_level: float | None = None):
@@ -234,6 +264,8 @@ class Comparison:
             "required_n": _jsonable(self.required_n), "method": self.method,
             "guarantee": self.guarantee, "confidence_level": self.confidence_level,
             "interval_level": self.interval_level, "note": self.note,
+            "tolerance": self.tolerance,
+            "required_n_parity": _jsonable(self.required_n_parity),
         }
 
 
@@ -262,13 +294,21 @@ class AuditResult:
     comparison : str
         ``"pairwise"``, ``"vs-rest"`` or ``"vs-reference"``.
     method : str
-        Interval method.
+        Interval method (``"auto"``: each comparison records the method that ran).
     confidence_level : float
-        Requested level.
+        Requested level: family-wise over all comparisons with ``error_control="family"``.
     seed : int
         Seed for randomised methods.
     version, created : str
         fairbound version and UTC timestamp.
+    error_control : str
+        ``"family"``, ``"fdr"`` or ``"none"``: which error the verdicts control.
+    n_tests : int
+        Number of estimable comparisons the control is taken over.
+    favourable : str
+        ``"positive"`` (the positive class is the favourable outcome) or ``"negative"``.
+    tolerance : float or None
+        Band for "no meaningful gap" verdicts (rate scale).
     """
 
     comparisons: tuple[Comparison, ...]
@@ -290,6 +330,10 @@ class AuditResult:
     created: str
     columns: dict = field(default_factory=dict)
     confusion: np.ndarray | None = field(default=None, repr=False, compare=False)
+    error_control: str = "family"
+    n_tests: int = 0
+    favourable: str = "positive"
+    tolerance: float | None = None
 
     def __len__(self) -> int:
         return len(self.comparisons)
@@ -314,14 +358,46 @@ class AuditResult:
                      if c.verdict in (A_DISADVANTAGED, B_DISADVANTAGED, UNEQUAL))
 
     def recompute(
-        self, *, confidence_level: float | None = None, method: str | None = None, **options
+        self, *, confidence_level: float | None = None, method: str | None = None,
+        seed: int | None = None, error_control: str | None = None,
+        tolerance: float | None = None, **options
     ) -> AuditResult:
-        """The whole audit under another method or level, without re-reading data."""
-        rho = check_confidence_level(confidence_level or self.confidence_level)
-        m = get_method(method or self.method)
-        comps = _build_from_stats(self._stat_rows(), method=m.name, confidence_level=rho,
-                                  seed=self.seed, options=options)
-        return replace(self, comparisons=comps, method=m.name, confidence_level=rho)
+        """The whole audit under another method, level, seed or error control.
+
+        Works on the stored statistics, without re-reading the data.  Arguments left out
+        keep their values in this result.
+
+        Parameters
+        ----------
+        confidence_level : float, optional
+            New level (family-wise under ``error_control="family"``).
+        method : str, optional
+            New interval method.
+        seed : int, optional
+            New seed for randomised methods.
+        error_control : {'family', 'fdr', 'none'}, optional
+            Which error the verdicts control.
+        tolerance : float, optional
+            New band for "no meaningful gap" verdicts.
+        **options
+            Method options.
+
+        Returns
+        -------
+        AuditResult
+        """
+        rho = check_confidence_level(self.confidence_level if confidence_level is None
+                                     else confidence_level)
+        m = get_method(self.method if method is None else method)
+        seed = self.seed if seed is None else _check_seed(seed)
+        control = self.error_control if error_control is None else \
+            _check_error_control(error_control)
+        tol = self.tolerance if tolerance is None else _check_tolerance(tolerance)
+        comps, n_tests = _build_from_stats(
+            self._stat_rows(), method=m.name, confidence_level=rho, seed=seed,
+            options=options, error_control=control, tolerance=tol)
+        return replace(self, comparisons=comps, method=m.name, confidence_level=rho,
+                       seed=seed, error_control=control, n_tests=n_tests, tolerance=tol)
 
     def _stat_rows(self):
         rows = []
@@ -365,6 +441,10 @@ class AuditResult:
             "method": self.method,
             "guarantee": get_method(self.method).guarantee,
             "confidence_level": self.confidence_level,
+            "error_control": self.error_control,
+            "n_tests": self.n_tests,
+            "favourable": self.favourable,
+            "tolerance": self.tolerance,
             "seed": self.seed,
             "comparisons": [c.to_dict() for c in self.comparisons],
         }
@@ -473,12 +553,42 @@ class AuditResult:
 # ----------------------------------------------------------------------------- building
 
 
-def _verdict(lo: float, hi: float) -> str:
+def _verdict(lo: float, hi: float, tolerance: float | None = None, scale: float = 1.0) -> str:
     if lo > 0:
         return A_DISADVANTAGED
     if hi < 0:
         return B_DISADVANTAGED
+    if tolerance is not None and -tolerance * scale < lo and hi < tolerance * scale:
+        return NO_GAP
     return NO_EVIDENCE
+
+
+def _check_seed(seed) -> int:
+    if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0:
+        raise FairboundError(f"seed must be a non-negative integer; got {seed!r}", param="seed")
+    return int(seed)
+
+
+def _check_error_control(error_control) -> str:
+    v = str(error_control).strip().lower()
+    if v not in ERROR_CONTROLS:
+        raise FairboundError(f"error_control must be one of {', '.join(ERROR_CONTROLS)}; "
+                             f"got {error_control!r}", param="error_control")
+    return v
+
+
+def _check_tolerance(tolerance) -> float | None:
+    if tolerance is None:
+        return None
+    try:
+        t = float(tolerance)
+    except (TypeError, ValueError):
+        raise FairboundError(f"tolerance must be a number in (0, 1); got {tolerance!r}",
+                             param="tolerance") from None
+    if not (0.0 < t < 1.0):
+        raise FairboundError(f"tolerance must be in (0, 1) (a gap on the rate scale); got "
+                             f"{tolerance!r}", param="tolerance")
+    return t
 
 
 def required_total_n(
@@ -528,13 +638,69 @@ def required_total_n(
     return math.ceil(hi_s * (a.n + b.n))
 
 
-def _compare(metric, component, rate, rate_is_cost, cls, ga, gb, a, b, *, method,
-             family_level, interval_level, seed, options) -> Comparison:
+def _scaled(g: GroupStats, factor: float) -> GroupStats:
+    """``g`` at ``factor`` times its size with the same moments (whole counts for 0/1)."""
+    if g.binary:
+        n = max(int(round(g.n * factor)), 1)
+        return GroupStats.from_counts(n, min(int(round(g.count * factor)), n),
+                                      cost_max=g.cost_max)
+    return g.scaled(factor)
+
+
+def required_parity_n(
+    a: GroupStats, b: GroupStats, *, method: str, confidence_level: float, tolerance: float,
+    seed: int = 0, options: dict | None = None,
+) -> float:
+    """Total annotated n (A + B, same shares) at which the interval would lie in the band.
+
+    The band is ``(-tolerance, tolerance)`` on the rate scale; the observed rates are taken
+    as the truth.  ``inf`` when the observed gap is not inside the band (no sample size can
+    show parity then); found by bisection on the scale of the sample.
+    """
     m = get_method(method)
+    options = options or {}
+    C = a.cost_max
+    d = (a.mean - b.mean) / C
+    if not math.isfinite(d):
+        return math.nan
+    if abs(d) >= tolerance:
+        return math.inf
+    if m.needs_order and m.required_n is None:
+        return math.nan
+
+    def inside(f: float) -> bool:
+        try:
+            lo, hi = difference_interval(_scaled(a, f), _scaled(b, f), method=m.name,
+                                         confidence_level=confidence_level, rng=seed,
+                                         **options)
+        except NotEstimable:
+            return False
+        return -tolerance * C < lo and hi < tolerance * C
+
+    lo_s, hi_s = 1.0 / max(a.n + b.n, 1.0), 1.0
+    while not inside(hi_s):
+        hi_s *= 4.0
+        if hi_s * (a.n + b.n) > 1e13:
+            return math.inf
+    for _ in range(60):
+        if (hi_s - lo_s) * (a.n + b.n) < 1.0:
+            break
+        mid = math.sqrt(lo_s * hi_s)
+        if inside(mid):
+            hi_s = mid
+        else:
+            lo_s = mid
+    return float(math.ceil(hi_s * (a.n + b.n)))
+
+
+def _compare(metric, component, rate, rate_is_cost, cls, ga, gb, a, b, *, method,
+             family_level, interval_level, seed, options, tolerance=None) -> Comparison:
+    requested = get_method(method)
     common = dict(metric=metric, component=component, rate=rate, cls=cls, group_a=ga,
                   group_b=gb, a=a, b=b, confidence_level=family_level,
-                  interval_level=interval_level, method=m.name, guarantee=m.guarantee,
-                  rate_is_cost=rate_is_cost, seed=seed, options=tuple(sorted(options.items())))
+                  interval_level=interval_level, method=requested.name,
+                  guarantee=requested.guarantee, rate_is_cost=rate_is_cost, seed=seed,
+                  options=tuple(sorted(options.items())), tolerance=tolerance)
     notes = []
     for name, s in ((ga, a), (gb, b)):
         if s.n <= 0:
@@ -542,6 +708,8 @@ def _compare(metric, component, rate, rate_is_cost, cls, ga, gb, a, b, *, method
     if notes:
         return Comparison(estimate=math.nan, low=math.nan, high=math.nan, verdict=NOT_ESTIMABLE,
                           required_n=math.nan, note="; ".join(notes), **common)
+    m = resolve_method(requested.name, a, b)  # 'auto' -> the method that runs
+    common.update(method=m.name, guarantee=m.guarantee)
     small = [f"small group {_jsonable(n)!r} (n={s.n:g})" for n, s in ((ga, a), (gb, b))
              if s.n < SMALL_GROUP]
     try:
@@ -550,10 +718,24 @@ def _compare(metric, component, rate, rate_is_cost, cls, ga, gb, a, b, *, method
     except NotEstimable as exc:
         return Comparison(estimate=a.mean - b.mean, low=math.nan, high=math.nan,
                           verdict=NOT_ESTIMABLE, required_n=math.nan, note=str(exc), **common)
+    verdict = _verdict(lo, hi, tolerance, a.cost_max)
     need = required_total_n(a, b, method=m.name, confidence_level=interval_level, seed=seed,
                             options=options)
-    return Comparison(estimate=a.mean - b.mean, low=lo, high=hi, verdict=_verdict(lo, hi),
-                      required_n=need, note="; ".join(small), **common)
+    if verdict in (NO_EVIDENCE, NO_GAP) and math.isfinite(need) and need <= a.n + b.n:
+        # the planner approximates: never claim that fewer examples than are already
+        # there would settle it; say the gap is at the edge of what the method resolves
+        small.append("the planned n is not above the current n (the observed gap is at the "
+                     "edge of what these data resolve)")
+        need = math.nan
+    parity = math.nan
+    if tolerance is not None:
+        parity = required_parity_n(a, b, method=m.name, confidence_level=interval_level,
+                                   tolerance=tolerance, seed=seed, options=options)
+        if verdict == NO_GAP and math.isfinite(parity):
+            parity = float(min(parity, a.n + b.n))
+    return Comparison(estimate=a.mean - b.mean, low=lo, high=hi, verdict=verdict,
+                      required_n=need, note="; ".join(small), required_n_parity=parity,
+                      **common)
 
 
 def _worst(parts: Sequence[Comparison]) -> Comparison:
@@ -590,33 +772,75 @@ class _StatRow:
     b: GroupStats
 
 
-def _build_from_stats(rows, *, method, confidence_level, seed, options) -> tuple:
-    """Comparisons from (metric, component, class, groups, stats) rows, in order."""
-    out: list[Comparison] = []
-    # group rows that form one simultaneous family (same metric, class and pair)
+def _row_parts(r) -> tuple[str, str, str, bool]:
+    """(metric, component name, rate, rate_is_cost) of a stats row or a comparison."""
+    metric = r.metric if isinstance(r.metric, str) else r.metric.name
+    if isinstance(r, Comparison):
+        return metric, r.component, r.rate, r.rate_is_cost
+    if r.component is None:
+        return metric, "cost", "mean cost", True
+    return metric, r.component.name, r.component.rate, r.component.rate_is_cost
+
+
+def _build_from_stats(rows, *, method, confidence_level, seed, options,
+                      error_control="family", tolerance=None) -> tuple[tuple, int]:
+    """Comparisons from (metric, component, class, groups, stats) rows, in order.
+
+    Returns the comparisons and the number of estimable ones the error control covers.
+    ``family``: every interval at ``1 - alpha / m`` (Bonferroni over the ``m`` estimable
+    comparisons: the verdicts hold jointly with probability ``>= confidence_level``, and each
+    verdict agrees with the interval shown).  ``fdr``: Benjamini-Hochberg's number of
+    discoveries ``R`` is found from the intervals themselves, and every interval is shown at
+    ``1 - R alpha / m`` (the false-coverage-rate intervals of Benjamini & Yekutieli 2005).
+    ``none``: each comparison at ``confidence_level``; only the components of one metric
+    (e.g. equalized odds' TPR and FPR) are adjusted together.
+    """
     families: dict[tuple, list] = {}
     for r in rows:
-        key = (r.metric, r.cls, _jsonable(r.group_a), _jsonable(r.group_b))
+        key = (_row_parts(r)[0], r.cls, _jsonable(r.group_a), _jsonable(r.group_b))
         families.setdefault(key, []).append(r)
-    for fam in families.values():
-        k = len(fam)
-        level = 1.0 - (1.0 - confidence_level) / k  # Bonferroni over the family
-        parts = []
-        for r in fam:
-            if isinstance(r, Comparison):
-                name, rate, ric = r.component, r.rate, r.rate_is_cost
-            elif r.component is None:
-                name, rate, ric = "cost", "mean cost", True
-            else:
-                name, rate, ric = r.component.name, r.component.rate, r.component.rate_is_cost
-            metric = r.metric if isinstance(r.metric, str) else r.metric.name
-            parts.append(_compare(metric, name, rate, ric, r.cls, r.group_a, r.group_b, r.a,
-                                  r.b, method=method, family_level=confidence_level,
-                                  interval_level=level, seed=seed, options=options))
+    alpha = 1.0 - confidence_level
+    m = sum(1 for r in rows if r.a.n > 0 and r.b.n > 0)
+
+    def build(level_of) -> list[list[Comparison]]:
+        out = []
+        for fam in families.values():
+            parts = []
+            for r in fam:
+                metric, name, rate, ric = _row_parts(r)
+                parts.append(_compare(
+                    metric, name, rate, ric, r.cls, r.group_a, r.group_b, r.a, r.b,
+                    method=method, family_level=confidence_level,
+                    interval_level=level_of(len(fam)), seed=seed, options=options,
+                    tolerance=tolerance))
+            out.append(parts)
+        return out
+
+    if error_control == "family":
+        built = build(lambda k: 1.0 - alpha / max(m, 1))
+    elif error_control == "none":
+        built = build(lambda k: 1.0 - alpha / k)
+    else:
+        # Benjamini-Hochberg by step-down over the number of discoveries: R_0 = m, and
+        # R_{j+1} = #{intervals at 1 - R_j alpha / m that exclude 0} until it stops falling
+        # (the count can only fall, and its fixed point is BH's R).
+        r_count = max(m, 1)
+        while True:
+            built = build(lambda k, r=r_count: 1.0 - r * alpha / max(m, 1))
+            found = sum(1 for parts in built for c in parts
+                        if c.verdict in (A_DISADVANTAGED, B_DISADVANTAGED))
+            if found >= r_count or found == 0:
+                if found == 0 and r_count != 1:
+                    r_count = 1
+                    built = build(lambda k: 1.0 - alpha / max(m, 1))
+                break
+            r_count = found
+    out: list[Comparison] = []
+    for parts in built:
         out.extend(parts)
-        if k > 1:
+        if len(parts) > 1:
             out.append(_worst(parts))
-    return tuple(out)
+    return tuple(out), m
 
 
 def _pairs(groups: Sequence, comparison: str, reference) -> list[tuple[Any, Any]]:
@@ -719,8 +943,7 @@ def _validate_audit(data, group, label, prediction, metrics, cost, cost_max, com
                              f"got {comparison!r}", param="comparison")
     m = get_method(method)
     rho = check_confidence_level(confidence_level)
-    if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0:
-        raise FairboundError(f"seed must be a non-negative integer; got {seed!r}", param="seed")
+    _check_seed(seed)
     if not isinstance(sample_size, int | np.integer) or sample_size < 0:
         raise FairboundError(f"sample_size must be a non-negative integer; got {sample_size!r}",
                              param="sample_size")
@@ -738,8 +961,11 @@ def audit(
     cost_max: float | None = None,
     comparison: str = "pairwise",
     reference: Any = None,
-    method: str = "betting",
+    method: str = "auto",
     confidence_level: float = 0.95,
+    error_control: str = "family",
+    favourable: str = "positive",
+    tolerance: float | None = None,
     pos_label: Any = None,
     seed: int = 0,
     engine: str = "auto",
@@ -775,14 +1001,32 @@ def audit(
         ``comparison`` says otherwise).
     method : str
         Interval method (see ``fairbound.stats.INTERVAL_METHODS``).  The default,
-        ``"betting"``, is valid for every sample size with no assumption on variances or
-        group shares (blocked-pair betting, Chugg et al. 2023; per-group betting with a
-        union bound when the smaller group has fewer than 30 examples);
-        ``"agresti-caffo"`` is the recommended asymptotic interval and ``"bbu"`` reproduces
-        Ethayarajh (2020).
+        ``"auto"``, is valid for every sample size: the exact unconditional interval
+        (Agresti & Min 2001) for 0/1 costs, i.e. every confusion-matrix metric, and the
+        betting interval (Waudby-Smith & Ramdas 2024) for fractional costs.
+        ``"newcombe"`` is the recommended asymptotic interval for 0/1 costs, ``"welch"``
+        for fractional costs, and ``"bbu"`` reproduces Ethayarajh (2020).
     confidence_level : float
-        Family-wise level for each comparison (components of one metric, e.g. equalized
-        odds' TPR and FPR, get Bonferroni-adjusted simultaneous intervals).
+        Level of the audit: with ``error_control="family"`` the probability that every
+        verdict of the audit holds (no false "disadvantaged" or "no meaningful gap" claim)
+        is at least this.
+    error_control : {'family', 'fdr', 'none'}
+        ``"family"`` (default): Bonferroni over every estimable comparison (all pairs,
+        metric components and classes), so each interval shown is at
+        ``1 - (1 - confidence_level) / m`` and agrees with its verdict.  ``"fdr"``:
+        Benjamini-Hochberg control of the expected share of false claims, with the
+        false-coverage-rate intervals of Benjamini & Yekutieli (2005).  ``"none"``: each
+        comparison at ``confidence_level`` (only one metric's components are adjusted
+        together).
+    favourable : {'positive', 'negative'}
+        Whether the positive prediction is the favourable outcome (a loan granted, hired:
+        the default) or a harmful one (flagged, high risk, content removed).  It decides who
+        bears the cost of a gap, hence which group a verdict names as disadvantaged: with
+        ``"negative"``, a group with a higher FPR is the one wrongly flagged more often.
+    tolerance : float, optional
+        A band on the rate scale (e.g. 0.02): a gap whose interval lies within
+        ``+/- tolerance`` gets the verdict ``"no meaningful gap"``, and ``required_n_parity``
+        says how many examples would show that if the observed gap were the truth.
     pos_label : object, optional
         Positive class for binary labels that are not 0/1; for multi-class labels, audit
         only this class.
@@ -835,6 +1079,9 @@ def audit(
     groups_cols, metric_objs, C, comparison, m, rho = _validate_audit(
         data, group, label, prediction, metrics, cost, cost_max, comparison, reference,
         method, confidence_level, seed, sample_size)
+    error_control = _check_error_control(error_control)
+    favourable = check_favourable(favourable)
+    tolerance = _check_tolerance(tolerance)
     needs_labels = any("label" in mm.needs for mm in metric_objs)
     needs_cost = COST in metric_objs
     keep = int(sample_size) if (needs_cost and m.needs_order) else 0
@@ -849,7 +1096,8 @@ def audit(
     return audit_aggregates(agg, spec, metrics=metric_objs, cost_max=C,
                             comparison=comparison, reference=reference, method=m.name,
                             confidence_level=rho, pos_label=pos_label, seed=int(seed),
-                            options=method_options)
+                            options=method_options, error_control=error_control,
+                            favourable=favourable, tolerance=tolerance)
 
 
 def audit_aggregates(
@@ -865,6 +1113,9 @@ def audit_aggregates(
     pos_label: Any,
     seed: int,
     options: dict,
+    error_control: str = "family",
+    favourable: str = "positive",
+    tolerance: float | None = None,
 ) -> AuditResult:
     """Build an :class:`AuditResult` from engine output (used by :func:`audit`)."""
     from fairbound import __version__
@@ -905,7 +1156,7 @@ def audit_aggregates(
         task, classes, positives = _label_setup(agg, spec, pos_label)
         conf = _confusion_for(agg, list(classes))
         for mm in conf_metrics:
-            for comp in mm.components:
+            for comp in (oriented(c, favourable) for c in mm.components):
                 targets = positives if comp.per_class else [None]
                 for k in targets:
                     kk = classes.index(k) if k is not None else 0
@@ -957,8 +1208,9 @@ def audit_aggregates(
             rows.append(_StatRow(COST, None, None, ga, gb, stats_of(ia), stats_of(ib)))
         if task != "multiclass" and not conf_metrics:
             task = "cost"
-    comps = _build_from_stats(rows, method=method, confidence_level=confidence_level,
-                              seed=seed, options=options)
+    comps, n_tests = _build_from_stats(
+        rows, method=method, confidence_level=confidence_level, seed=seed, options=options,
+        error_control=error_control, tolerance=tolerance)
     small = sorted({str(_jsonable(g)) for c in comps for g, s in ((c.group_a, c.a),
                                                                     (c.group_b, c.b))
                     if s is not None and 0 < s.n < SMALL_GROUP})
@@ -977,4 +1229,6 @@ def audit_aggregates(
         confusion=conf,
         columns={"group": list(spec.group), "label": spec.label,
                  "prediction": spec.prediction, "cost": spec.cost},
+        error_control=error_control, n_tests=n_tests, favourable=favourable,
+        tolerance=tolerance,
     )

@@ -1,5 +1,6 @@
 """Statistical core: sufficient statistics, interval methods, tests."""
 
+from fairbound.stats import auto as _auto  # noqa: F401  (registers 'auto')
 from fairbound.stats import bayes as _bayes  # noqa: F401  (registers 'bayes')
 from fairbound.stats import bernstein_empirical as _eb  # noqa: F401  (registers method)
 from fairbound.stats import betting as _betting  # noqa: F401  (registers betting methods)

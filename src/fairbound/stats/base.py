@@ -277,7 +277,8 @@ def difference_interval(
     confidence_level : float
         In (0, 1).
     rng : numpy.random.Generator or int, optional
-        Seed for methods that randomise (betting order, bootstrap).
+        Seed for methods that randomise (betting arrangements, bootstrap).  ``None`` means
+        seed 0, so that the same call always gives the same interval.
     **options
         Method options (e.g. ``gamma=`` and ``variance=`` for BBU).
 
@@ -314,6 +315,6 @@ def difference_interval(
     if m.binary_only and not (a.binary and b.binary):
         raise NotEstimable(f"method {m.name!r} needs 0/1 costs")
     if not isinstance(rng, np.random.Generator):
-        rng = np.random.default_rng(rng)
+        rng = np.random.default_rng(0 if rng is None else rng)
     lo, hi = m.func(a, b, rho, rng=rng, **options)
     return float(lo), float(hi)

@@ -1,0 +1,56 @@
+"""The default interval method: the tightest guaranteed method for the costs at hand.
+
+``method="auto"`` is what :func:`fairbound.audit` uses unless told otherwise.  It resolves,
+from the kind of costs alone (never from their values), to
+
+* ``"exact"`` for 0/1 costs (every confusion-matrix metric): the exact unconditional
+  interval of Agresti & Min (2001), computed from the counts, deterministic, with coverage
+  at least the nominal level for every sample size (see :mod:`fairbound.stats.exact`);
+* ``"betting"`` for fractional costs in ``[0, C]``: the betting interval with its capital
+  averaged over several arrangements of the sample (see :mod:`fairbound.stats.betting`).
+
+Both are finite-sample valid; results record the method that actually ran.
+"""
+
+from __future__ import annotations
+
+from fairbound.stats.base import GroupStats, IntervalMethod, get_method, register_interval
+
+AUTO = "auto"
+
+
+def resolve_method(method: str, a: GroupStats, b: GroupStats) -> IntervalMethod:
+    """The registered method that ``method`` means for these two groups' costs.
+
+    Examples
+    --------
+    >>> resolve_method("auto", GroupStats.from_counts(10, 2), GroupStats.from_counts(9, 1)).name
+    'exact'
+    >>> x = GroupStats.from_costs([0.2, 0.5, 1.0])
+    >>> resolve_method("auto", x, x).name
+    'betting'
+    """
+    m = get_method(method)
+    if m.name != AUTO:
+        return m
+    return get_method("exact" if (a.binary and b.binary) else "betting")
+
+
+def _auto(a, b, rho, *, rng):
+    m = resolve_method(AUTO, a, b)
+    return m.func(a, b, rho, rng=rng)
+
+
+def _auto_required_n(a, b, confidence_level):
+    m = resolve_method(AUTO, a, b)
+    if m.required_n is None:
+        return float("nan")
+    return m.required_n(a, b, confidence_level)
+
+
+register_interval(
+    AUTO, guarantee="finite-sample", needs_order=True, required_n=_auto_required_n,
+    summary="default: 'exact' for 0/1 costs, 'betting' for fractional costs",
+    reference="Agresti & Min (2001); Waudby-Smith & Ramdas (2024); Chugg et al. (2023)",
+    aliases=("default", "guaranteed"),
+)(_auto)
