@@ -7,6 +7,12 @@ import tempfile
 from pathlib import Path
 
 
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
 def write_text_atomic(path, text: str) -> Path:
     """Write ``text`` (UTF-8) to ``path`` through a temporary file and an atomic rename."""
     return write_bytes_atomic(path, text.encode("utf-8"))
@@ -20,6 +26,8 @@ def write_bytes_atomic(path, data: bytes) -> Path:
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
+        # mkstemp creates the file 0600: give it the mode a plain open() would (umask)
+        os.chmod(tmp, 0o666 & ~_umask())
         os.replace(tmp, path)
     except BaseException:
         if os.path.exists(tmp):

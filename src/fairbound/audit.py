@@ -1174,10 +1174,16 @@ def audit_aggregates(
                             GroupStats.from_counts(nb, cb)))
     if COST in metrics:
         cm = agg.cost
-        lo = np.nanmin(cm.minimum) if np.isfinite(cm.minimum).any() else math.nan
-        hi = np.nanmax(cm.maximum) if np.isfinite(cm.maximum).any() else math.nan
-        if (math.isfinite(lo) and lo < 0) or (math.isfinite(hi) and hi > cost_max):
+        mins = np.asarray(cm.minimum, dtype=float)
+        maxs = np.asarray(cm.maximum, dtype=float)
+        lo = np.nanmin(mins) if (~np.isnan(mins)).any() else math.nan  # NaN: empty group
+        hi = np.nanmax(maxs) if (~np.isnan(maxs)).any() else math.nan
+        if (not math.isnan(lo) and lo < 0) or (not math.isnan(hi) and hi > cost_max):
             bad = lo if lo < 0 else hi
+            if not math.isfinite(bad):
+                raise FairboundError(f"cost: column {spec.cost!r} has the non-finite value "
+                                     f"{bad:g}; costs must be finite numbers in "
+                                     f"[0, {cost_max:g}]", param="cost")
             raise FairboundError(
                 f"cost: column {spec.cost!r} has values outside [0, {cost_max:g}] "
                 f"(e.g. {bad:g}); declare the maximum with cost_max / --cost-max",

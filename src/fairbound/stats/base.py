@@ -65,8 +65,19 @@ class GroupStats:
 
     @classmethod
     def from_counts(cls, n: int, cost_count: int, *, cost_max: float = 1.0) -> GroupStats:
-        """Statistics of ``n`` examples of which ``cost_count`` have cost ``cost_max``."""
-        k = float(cost_count)
+        """Statistics of ``n`` examples of which ``cost_count`` have cost ``cost_max``.
+
+        Raises
+        ------
+        FairboundError
+            Unless ``0 <= cost_count <= n`` are whole numbers and ``cost_max`` is positive.
+        """
+        n = _whole(n, "n")
+        k = float(_whole(cost_count, "cost_count"))
+        if k > n:
+            raise FairboundError(f"cost_count must be at most n = {n}; got {cost_count!r}",
+                                 param="cost_count")
+        cost_max = check_positive(cost_max, "cost_max")
         return cls(
             n=int(n), total=k * cost_max, total_sq=k * cost_max**2, cost_max=cost_max,
             binary=True,
@@ -77,7 +88,16 @@ class GroupStats:
         cls, costs, *, cost_max: float = 1.0, keep_sample: bool | None = None
     ) -> GroupStats:
         """Statistics of an array of costs (kept as the sample when not binary)."""
-        c = np.asarray(costs, dtype=float)
+        cost_max = check_positive(cost_max, "cost_max")
+        try:
+            c = np.asarray(costs, dtype=float).ravel()
+        except (TypeError, ValueError):
+            raise FairboundError(f"costs must be numbers in [0, cost_max]; got {costs!r:.60}",
+                                 param="costs") from None
+        bad = c[~((c >= 0) & (c <= cost_max))]  # also catches NaN and inf
+        if bad.size:
+            raise FairboundError(f"costs must be finite numbers in [0, {cost_max:g}]; got "
+                                 f"{float(bad[0])!r}", param="costs")
         binary = bool(np.all((c == 0) | (c == cost_max)))
         if keep_sample is None:
             keep_sample = not binary
@@ -232,6 +252,39 @@ def get_method(method: str) -> IntervalMethod:
     return INTERVAL_METHODS[key]
 
 
+def _whole(value, param: str) -> int:
+    """A non-negative whole number (``10.0`` is accepted, ``10.5``, NaN and -1 are not)."""
+    try:
+        x = float(value)
+    except (TypeError, ValueError):
+        raise FairboundError(f"{param} must be a non-negative whole number; got {value!r}",
+                             param=param) from None
+    if not (math.isfinite(x) and x >= 0 and x == int(x)) or isinstance(value, bool):
+        raise FairboundError(f"{param} must be a non-negative whole number; got {value!r}",
+                             param=param)
+    return int(x)
+
+
+def check_stats(g, param: str = "a") -> None:
+    """Refuse statistics no sample could have (NaN, inf, negative, total outside [0, C n])."""
+    if not isinstance(g, GroupStats):
+        raise FairboundError(f"{param} must be a GroupStats; got {type(g).__name__}",
+                             param=param)
+    vals = (g.n, g.total, g.total_sq, g.cost_max)
+    if not all(isinstance(v, int | float | np.integer | np.floating) and math.isfinite(v)
+               for v in vals):
+        raise FairboundError(f"{param}: statistics must be finite numbers; got n={g.n!r}, "
+                             f"total={g.total!r}, total_sq={g.total_sq!r}", param=param)
+    C = g.cost_max
+    tol = 1e-9 * max(1.0, C * g.n, C * C * g.n)
+    if g.n < 0 or g.total < -tol or g.total_sq < -tol or C <= 0:
+        raise FairboundError(f"{param}: statistics must be non-negative; got n={g.n!r}, "
+                             f"total={g.total!r}, total_sq={g.total_sq!r}", param=param)
+    if g.total > C * g.n + tol or g.total_sq > C * g.total + tol:
+        raise FairboundError(f"{param}: costs above cost_max = {C:g} (total={g.total!r} for "
+                             f"n={g.n!r}); declare the maximum with cost_max", param=param)
+
+
 def check_confidence_level(confidence_level, param: str = "confidence_level") -> float:
     """Validate a confidence level in the open interval (0, 1)."""
     try:
@@ -309,6 +362,8 @@ def difference_interval(
             f"its options are {list(m.options) or 'none'}",
             param=sorted(unknown)[0],
         )
+    check_stats(a, "a")
+    check_stats(b, "b")
     for label, g in (("A", a), ("B", b)):
         if g.n <= 0:
             raise NotEstimable(f"group {label} has no annotated examples")

@@ -418,11 +418,12 @@ def _comparisons(
     )
 
 
-def _metric_items(metrics, K: int, classes) -> list[tuple[str, str, object, CellMetric]]:
+def _metric_items(metrics, K: int, classes, favourable: str = "positive"
+                  ) -> list[tuple[str, str, object, CellMetric]]:
     """Expand registry names and callables into ``(metric, component, class, f)`` items."""
     from functools import partial
 
-    from fairbound.metrics import get_metric
+    from fairbound.metrics import get_metric, oriented
 
     if isinstance(metrics, str) or not isinstance(metrics, Mapping | Sequence):
         metrics = [metrics]
@@ -454,7 +455,7 @@ def _metric_items(metrics, K: int, classes) -> list[tuple[str, str, object, Cell
                 f"got {f!r}",
                 param="metrics",
             )
-        for comp in metric.components:
+        for comp in (oriented(c, favourable) for c in metric.components):
             for k in ks if comp.per_class else [None]:
                 func = partial(comp.counts, k=0 if k is None else k)
                 items.append((metric.name, comp.name, k, func))
@@ -794,7 +795,9 @@ def bootstrap_audit(
     else:
         ks = list(range(len(classes)))
     metrics = [m for m in result.metrics if m != "cost"]
-    items = _metric_items(metrics, arr.shape[1], ks)
+    # the audit's orientation: who bears the cost depends on the favourable outcome
+    items = _metric_items(metrics, arr.shape[1], ks,
+                          getattr(result, "favourable", "positive"))
     pairs: list[tuple[int, int]] = []
     for c in result.comparisons:
         a, b = _group_name(c.group_a), _group_name(c.group_b)

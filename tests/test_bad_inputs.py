@@ -1,0 +1,67 @@
+"""Bad or impossible inputs get one-line errors naming the culprit (counts API, costs, files)."""
+
+from __future__ import annotations
+
+import os
+import stat
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import fairbound
+from fairbound._io import write_text_atomic
+from fairbound.errors import FairboundError
+from fairbound.stats import GroupStats, difference_interval
+
+OK = GroupStats.from_counts(50, 10)
+
+
+@pytest.mark.parametrize(("n", "k", "match"), [
+    (10, 11, "cost_count must be at most n = 10; got 11"),
+    (10, -1, "cost_count must be a non-negative whole number; got -1"),
+    (10.5, 3, "n must be a non-negative whole number; got 10.5"),
+    (float("nan"), 3, "n must be a non-negative whole number; got nan"),
+    (10, float("inf"), "cost_count must be a non-negative whole number; got inf"),
+])
+def test_impossible_counts_are_refused(n, k, match):
+    with pytest.raises(FairboundError, match=match):
+        GroupStats.from_counts(n, k)
+
+
+@pytest.mark.parametrize(("costs", "match"), [
+    ([0.1, float("inf")], "costs must be finite numbers in \\[0, 1\\]; got inf"),
+    ([0.1, float("nan")], "got nan"),
+    ([0.1, 1.5], "got 1.5"),
+    ([-0.2, 0.5], "got -0.2"),
+])
+def test_impossible_costs_are_refused(costs, match):
+    with pytest.raises(FairboundError, match=match):
+        GroupStats.from_costs(costs)
+
+
+@pytest.mark.parametrize(("stats", "match"), [
+    (GroupStats(n=10, total=12.0, total_sq=12.0), "costs above cost_max"),
+    (GroupStats(n=10, total=float("nan"), total_sq=1.0), "must be finite"),
+    (GroupStats(n=10, total=float("inf"), total_sq=1.0), "must be finite"),
+    (GroupStats(n=-3, total=0.0, total_sq=0.0), "must be non-negative"),
+])
+def test_difference_interval_refuses_impossible_statistics(stats, match):
+    with pytest.raises(FairboundError, match=match):
+        difference_interval(stats, OK, method="newcombe")
+
+
+@pytest.mark.parametrize("bad", [np.inf, -np.inf])
+def test_infinite_cost_column_is_refused(bad):
+    df = pd.DataFrame({"g": ["a"] * 5 + ["b"] * 5, "c": [0.1, 0.2, bad, 0.3, 0.1] + [0.2] * 5})
+    with pytest.raises(FairboundError, match=r"cost: column 'c' has the non-finite value"):
+        fairbound.audit(df, group="g", cost="c")
+
+
+def test_atomic_writes_follow_the_umask(tmp_path):
+    old = os.umask(0o022)
+    try:
+        p = write_text_atomic(tmp_path / "x.json", "{}")
+    finally:
+        os.umask(old)
+    assert stat.S_IMODE(p.stat().st_mode) == 0o644
