@@ -65,3 +65,20 @@ def test_atomic_writes_follow_the_umask(tmp_path):
     finally:
         os.umask(old)
     assert stat.S_IMODE(p.stat().st_mode) == 0o644
+
+
+def test_audited_database_views_cannot_read_files(tmp_path, monkeypatch):
+    import duckdb
+
+    secret = tmp_path / "secret.csv"
+    secret.write_text("g,y,p\na,1,1\nb,0,1\na,0,0\nb,1,1\n")
+    db = tmp_path / "third_party.duckdb"
+    con = duckdb.connect(str(db))
+    con.execute(f"CREATE VIEW v AS SELECT * FROM read_csv('{secret}')")
+    con.close()
+    monkeypatch.delenv("FAIRBOUND_ALLOW_EXTERNAL_ACCESS", raising=False)
+    with pytest.raises(FairboundError, match="views read files.*FAIRBOUND_ALLOW_EXTERNAL_ACCESS"):
+        fairbound.audit(str(db), group="g", label="y", prediction="p")
+    monkeypatch.setenv("FAIRBOUND_ALLOW_EXTERNAL_ACCESS", "1")
+    res = fairbound.audit(str(db), group="g", label="y", prediction="p", method="newcombe")
+    assert res.n_rows == 4

@@ -39,6 +39,8 @@ _PARQUET = (".parquet", ".pq", ".parq")
 _CSV = (".csv", ".tsv", ".txt", ".csv.gz", ".tsv.gz")
 _JSON = (".json", ".jsonl", ".ndjson", ".json.gz", ".jsonl.gz")
 _DATABASE = (".duckdb", ".ddb", ".db")
+#: Environment variable that lets an audited database's views read files (off by default).
+ALLOW_EXTERNAL_ACCESS = "FAIRBOUND_ALLOW_EXTERNAL_ACCESS"
 _NESTED = re.compile(r"(\[|STRUCT|MAP|UNION|BLOB|BIT\b|VARIANT|GEOMETRY)", re.IGNORECASE)
 _NUMERIC = re.compile(
     r"^(TINYINT|SMALLINT|INTEGER|BIGINT|HUGEINT|UTINYINT|USMALLINT|UINTEGER|UBIGINT|"
@@ -145,6 +147,11 @@ def _open_database(con, text: str) -> str:
                              f"{', '.join(names[:20])}", param="data")
     schema, name = match[0]
     con.execute(f"CREATE VIEW src AS SELECT * FROM fb_db.{quote(schema)}.{quote(name)}")
+    if os.environ.get(ALLOW_EXTERNAL_ACCESS, "") != "1":
+        # A third-party database's views are SQL that runs here: with external access off
+        # they cannot read local files or the network (cannot be turned back on in this
+        # connection).  FAIRBOUND_ALLOW_EXTERNAL_ACCESS=1 opts in.
+        con.execute("SET enable_external_access = false")
     return f"{path}::{table}"
 
 
@@ -358,10 +365,17 @@ def aggregate_duckdb(data, spec: AggregateSpec) -> Aggregates:
     """
     import duckdb
 
-    con = duckdb.connect()
+    # never download extensions while reading a user's data
+    con = duckdb.connect(config={"autoinstall_known_extensions": False})
     try:
-        source, plan = open_source(con, data, spec)
-        check_types(con, plan, source.columns, source.description)
+        try:
+            source, plan = open_source(con, data, spec)
+            check_types(con, plan, source.columns, source.description)
+        except duckdb.PermissionException as exc:
+            raise FairboundError(
+                f"data: the database's views read files, which is off for audited databases "
+                f"({_first_line(exc)}); set {ALLOW_EXTERNAL_ACCESS}=1 if you trust it",
+                param="data") from None
         want_samples = spec.keep_cost_sample > 0 and plan.cost is not None
         try:
             rows, nbytes = _fetch_dicts(con, stats_query(plan, "src", distinct=want_samples))
@@ -369,6 +383,11 @@ def aggregate_duckdb(data, spec: AggregateSpec) -> Aggregates:
             if want_samples:
                 samples, more = _cost_samples(con, plan, spec, rows, source)
                 nbytes += more
+        except duckdb.PermissionException as exc:
+            raise FairboundError(
+                f"data: the database's views read files, which is off for audited databases "
+                f"({_first_line(exc)}); set {ALLOW_EXTERNAL_ACCESS}=1 if you trust it",
+                param="data") from None
         except duckdb.Error as exc:
             raise FairboundError(f"data: cannot aggregate {source.description}: "
                                  f"{_first_line(exc)}", param="data") from None
