@@ -82,3 +82,14 @@ def test_audited_database_views_cannot_read_files(tmp_path, monkeypatch):
     monkeypatch.setenv("FAIRBOUND_ALLOW_EXTERNAL_ACCESS", "1")
     res = fairbound.audit(str(db), group="g", label="y", prediction="p", method="newcombe")
     assert res.n_rows == 4
+
+
+def test_too_many_comparisons_are_refused_before_computing():
+    rng = np.random.default_rng(0)
+    df = pd.DataFrame({"g": rng.integers(0, 2000, 20_000), "y": rng.integers(0, 2, 20_000),
+                       "p": rng.integers(0, 2, 20_000)})
+    with pytest.raises(FairboundError, match=r"makes [\d,]+ comparisons \(limit 10,000\); "
+                                             r"use comparison='vs-rest'"):
+        fairbound.audit(df, group="g", label="y", prediction="p")
+    with pytest.raises(FairboundError, match="max_comparisons must be a positive whole"):
+        fairbound.audit(df, group="g", label="y", prediction="p", max_comparisons=0)

@@ -563,6 +563,13 @@ def _verdict(lo: float, hi: float, tolerance: float | None = None, scale: float 
     return NO_EVIDENCE
 
 
+def _whole_positive(value, param: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < 1:
+        raise FairboundError(f"{param} must be a positive whole number; got {value!r}",
+                             param=param)
+    return int(value)
+
+
 def _check_seed(seed) -> int:
     if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0:
         raise FairboundError(f"seed must be a non-negative integer; got {seed!r}", param="seed")
@@ -843,6 +850,27 @@ def _build_from_stats(rows, *, method, confidence_level, seed, options,
     return tuple(out), m
 
 
+#: Default limit on the number of comparisons of one audit (``max_comparisons``).
+MAX_COMPARISONS = 10_000
+
+
+def _check_comparison_count(n_groups, comparison, metrics, agg, pos_label, limit) -> int:
+    """Count the comparisons before computing any; refuse more than ``limit``."""
+    n_pairs = {"pairwise": n_groups * (n_groups - 1) // 2, "vs-rest": n_groups}.get(
+        comparison, n_groups - 1)
+    n_classes = len(agg.classes) if (len(agg.classes) > 2 and pos_label is None) else 1
+    per_pair = sum((n_classes if comp.per_class else 1) for mm in metrics
+                   for comp in mm.components) + (1 if COST in metrics else 0)
+    total = n_pairs * per_pair
+    if total > limit:
+        raise FairboundError(
+            f"comparison: {comparison} over {n_groups:,} groups makes {total:,} comparisons "
+            f"(limit {limit:,}); use comparison='vs-rest' (--comparison vs-rest) or a "
+            "reference group (--reference), or raise max_comparisons (--max-comparisons)",
+            param="comparison")
+    return total
+
+
 def _pairs(groups: Sequence, comparison: str, reference) -> list[tuple[Any, Any]]:
     if comparison == "pairwise":
         pairs = [(groups[i], groups[j]) for i in range(len(groups))
@@ -971,6 +999,7 @@ def audit(
     engine: str = "auto",
     sample_size: int = 100_000,
     where: str | None = None,
+    max_comparisons: int = MAX_COMPARISONS,
     **method_options,
 ) -> AuditResult:
     """Audit a classifier's predictions for group fairness, with intervals and verdicts.
@@ -1036,6 +1065,9 @@ def audit(
         Engine that reads the data.
     sample_size : int
         Per-group costs kept for order-dependent methods when costs are fractional.
+    max_comparisons : int
+        Refuse audits with more comparisons than this (counted before anything is
+        computed; pairwise comparisons grow with the square of the number of groups).
     where : str, optional
         A SQL condition selecting the rows to audit, e.g. ``"split = 'test'"``; it is
         parsed and checked (one scalar expression over existing columns, no subqueries),
@@ -1097,7 +1129,9 @@ def audit(
                             comparison=comparison, reference=reference, method=m.name,
                             confidence_level=rho, pos_label=pos_label, seed=int(seed),
                             options=method_options, error_control=error_control,
-                            favourable=favourable, tolerance=tolerance)
+                            favourable=favourable, tolerance=tolerance,
+                            max_comparisons=_whole_positive(max_comparisons,
+                                                            "max_comparisons"))
 
 
 def audit_aggregates(
@@ -1116,6 +1150,7 @@ def audit_aggregates(
     error_control: str = "family",
     favourable: str = "positive",
     tolerance: float | None = None,
+    max_comparisons: int = 10_000,
 ) -> AuditResult:
     """Build an :class:`AuditResult` from engine output (used by :func:`audit`)."""
     from fairbound import __version__
@@ -1142,6 +1177,7 @@ def audit_aggregates(
     if comparison == "vs-reference" and reference is None:
         rows = agg.group_rows()
         reference = max(groups, key=lambda g: rows[g])
+    _check_comparison_count(len(groups), comparison, metrics, agg, pos_label, max_comparisons)
     pairs = _pairs(groups, comparison, reference)
     index = {g: i for i, g in enumerate(groups)}
 
