@@ -93,3 +93,10 @@ def test_too_many_comparisons_are_refused_before_computing():
         fairbound.audit(df, group="g", label="y", prediction="p")
     with pytest.raises(FairboundError, match="max_comparisons must be a positive whole"):
         fairbound.audit(df, group="g", label="y", prediction="p", max_comparisons=0)
+
+
+def test_where_that_selects_nothing_names_the_condition():
+    df = pd.DataFrame({"g": ["a", "b"] * 5, "y": [0, 1] * 5, "p": [1, 0] * 5, "s": ["x"] * 10})
+    with pytest.raises(FairboundError, match=r"where: the condition \"s = 'test'\" selects none "
+                                             r"of the 10 rows"):
+        fairbound.audit(df, group="g", label="y", prediction="p", where="s = 'test'")

@@ -1160,6 +1160,10 @@ def audit_aggregates(
         raise FairboundError(f"data: no rows in {agg.source}", param="data")
     groups = list(agg.groups)
     if len(groups) == 0:
+        by_where = sum(v for k, v in agg.excluded.items() if str(k).startswith("where"))
+        if spec.where is not None and by_where >= agg.n_rows:
+            raise FairboundError(f"where: the condition {spec.where!r} selects none of the "
+                                 f"{agg.n_rows:,} rows", param="where")
         raise FairboundError(f"group: column {gname!r} has no non-missing values",
                              param="group")
     if len(groups) == 1:
