@@ -100,3 +100,16 @@ def test_where_that_selects_nothing_names_the_condition():
     with pytest.raises(FairboundError, match=r"where: the condition \"s = 'test'\" selects none "
                                              r"of the 10 rows"):
         fairbound.audit(df, group="g", label="y", prediction="p", where="s = 'test'")
+
+
+@pytest.mark.parametrize(("kw", "match"), [
+    ({"group": 5}, "group must be a column name or a list of them; got 5"),
+    ({"group": "g", "prediction": np.array([1, 0])}, "prediction must be a column name .* got "
+                                                     "ndarray"),
+    ({"group": "g", "label": 3}, "label must be a column name .* got int 3"),
+])
+def test_python_api_type_errors_are_one_line(kw, match):
+    df = pd.DataFrame({"g": ["a", "b"], "y": [0, 1], "p": [1, 0]})
+    kw = {"label": "y", "prediction": "p", **kw}
+    with pytest.raises(FairboundError, match=match):
+        fairbound.audit(df, **kw)

@@ -939,7 +939,16 @@ def _validate_audit(data, group, label, prediction, metrics, cost, cost_max, com
                     reference, method, confidence_level, seed, sample_size):
     if data is None:
         raise FairboundError("data: got None", param="data")
-    groups = (group,) if isinstance(group, str) else tuple(group or ())
+    if isinstance(group, str):
+        groups = (group,)
+    elif isinstance(group, list | tuple):
+        groups = tuple(group)
+    else:
+        groups = ()
+    for role, col in (("label", label), ("prediction", prediction), ("cost", cost)):
+        if col is not None and not (isinstance(col, str) and col.strip()):
+            raise FairboundError(f"{role} must be a column name or a SQL expression (text); "
+                                 f"got {type(col).__name__} {col!r:.60}", param=role)
     if not groups or not all(isinstance(g, str) and g for g in groups):
         raise FairboundError(f"group must be a column name or a list of them; got {group!r}",
                              param="group")
