@@ -1,24 +1,25 @@
-"""Audit a large Parquet file: fairbound vs a bare DuckDB GROUP BY, and peak memory in n.
+"""The default audit of Parquet files of 1M, 10M and 100M rows vs a bare DuckDB GROUP BY.
 
-Generates (once) a Parquet file of N rows under ``benchmarks/_data/`` with 4 groups of
-unequal size, binary ``y``/``y_hat`` with group-dependent error rates and a fractional
-``cost`` column, then times, alternating, in this process:
+Generates (once) Parquet files under ``benchmarks/_data/`` with 4 groups of unequal size,
+binary ``y``/``y_hat`` with group-dependent error rates and a fractional ``cost`` column,
+then times, alternating, in this process, at every size given with ``--rows``:
 
-* ``fairbound.audit(path, group="g", label="y", prediction="y_hat", cost="cost",
-  metrics=[5 metrics], method=METHOD)`` (DuckDB pushdown, intervals, verdicts, sample-size
-  plans); ``METHOD`` is ``--method``, by default the closed-form ``agresti-caffo`` so that
-  the comparison measures the engine (order-dependent methods such as ``betting`` also
-  draw per-group cost samples and do work that grows with the group sizes);
-* the bare scan ``SELECT g, y, y_hat, count(*), sum(cost), sum(cost * cost) FROM
-  read_parquet(path) GROUP BY ALL`` that any audit must at least do.
+* ``fairbound.audit(path, group="g", label="y", prediction="y_hat", metrics=METRICS)``
+  with every default (method ``auto``: the exact interval for these 0/1 costs; family-wise
+  error control; intervals, verdicts and sample-size plans for every comparison);
+* the bare scan ``SELECT g, y, y_hat, count(*) FROM read_parquet(path) GROUP BY ALL`` that
+  any audit must at least do.
 
-Peak memory (max RSS) of each, in a fresh child process, is measured at every size given
-with ``--memory-rows``.  Ratios are computed from numbers measured in the same run.
+``--with-cost`` adds the fractional ``cost`` metric (betting on per-group cost samples) and
+its sums to the bare scan.  Several sizes are run because one size can hide a switch-over
+between code paths.  Peak memory (max RSS) of each, in a fresh child process, is measured at
+every size given with ``--memory-rows``.  Ratios are computed from numbers measured in the
+same run.
 
 Usage::
 
-    python benchmarks/bench_scale.py --rows 100000000 --memory-rows 10000000,100000000
-    python benchmarks/bench_scale.py --rows 2000000 --memory-rows 1000000,2000000  # quick
+    python benchmarks/bench_scale.py                                  # 1M, 10M, 100M
+    python benchmarks/bench_scale.py --rows 1000000,2000000 --memory-rows ""   # quick
 """
 
 from __future__ import annotations
@@ -37,9 +38,10 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 DATA = HERE / "_data"
 METRICS = ["demographic_parity", "equal_opportunity", "false_positive_rate",
-           "predictive_parity", "cost"]
-BARE = ("SELECT g, y, y_hat, count(*) AS n, sum(cost) AS s, sum(cost * cost) AS ss "
-        "FROM read_parquet('{path}') GROUP BY ALL")
+           "predictive_parity", "accuracy_parity"]
+BARE = "SELECT g, y, y_hat, count(*) AS n FROM read_parquet('{path}') GROUP BY ALL"
+BARE_COST = ("SELECT g, y, y_hat, count(*) AS n, sum(cost) AS s, sum(cost * cost) AS ss "
+             "FROM read_parquet('{path}') GROUP BY ALL")
 
 
 def make_parquet(rows: int, *, path: Path | None = None) -> Path:
@@ -87,19 +89,22 @@ def make_parquet(rows: int, *, path: Path | None = None) -> Path:
     return path
 
 
-def run_audit(path: Path, method: str = "agresti-caffo"):
+def run_audit(path: Path, method: str = "auto", with_cost: bool = False):
     import fairbound
 
-    return fairbound.audit(str(path), group="g", label="y", prediction="y_hat", cost="cost",
+    if with_cost:
+        return fairbound.audit(str(path), group="g", label="y", prediction="y_hat",
+                               cost="cost", metrics=[*METRICS, "cost"], method=method)
+    return fairbound.audit(str(path), group="g", label="y", prediction="y_hat",
                            metrics=METRICS, method=method)
 
 
-def run_bare(path: Path):
+def run_bare(path: Path, with_cost: bool = False):
     import duckdb
 
     con = duckdb.connect()
     try:
-        return con.execute(BARE.format(path=path)).fetchall()
+        return con.execute((BARE_COST if with_cost else BARE).format(path=path)).fetchall()
     finally:
         con.close()
 
@@ -120,68 +125,73 @@ def peak_rss_mib() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
 
 
-def child(kind: str, path: str, method: str) -> None:
+def child(kind: str, path: str, method: str, with_cost: bool) -> None:
     """Run one job and print its wall time and peak RSS (MiB) as JSON."""
     import duckdb  # noqa: F401  (imports are not part of the timing)
 
     if kind == "audit":
         import fairbound  # noqa: F401
     t = time.perf_counter()
-    out = run_audit(Path(path), method) if kind == "audit" else run_bare(Path(path))
+    out = (run_audit(Path(path), method, with_cost) if kind == "audit"
+           else run_bare(Path(path), with_cost))
     wall = time.perf_counter() - t
     rss = peak_rss_mib()
     print(json.dumps({"kind": kind, "wall_s": wall, "peak_rss_mib": rss,
                       "result_rows": len(out)}))
 
 
-def measure_child(kind: str, path: Path, method: str) -> dict:
-    res = subprocess.run([sys.executable, __file__, "--child", kind, "--path", str(path),
-                          "--method", method], capture_output=True, text=True, check=True)
+def measure_child(kind: str, path: Path, method: str, with_cost: bool) -> dict:
+    cmd = [sys.executable, __file__, "--child", kind, "--path", str(path), "--method", method]
+    res = subprocess.run(cmd + (["--with-cost"] if with_cost else []), capture_output=True,
+                         text=True, check=True)
     return json.loads(res.stdout.strip().splitlines()[-1])
 
 
 def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--rows", type=int, default=100_000_000)
+    ap.add_argument("--rows", default="1000000,10000000,100000000",
+                    help="comma-separated file sizes to time")
     ap.add_argument("--repeat", type=int, default=3)
-    ap.add_argument("--method", default="agresti-caffo", help="interval method of the audit")
+    ap.add_argument("--method", default="auto", help="interval method of the audit")
+    ap.add_argument("--with-cost", action="store_true",
+                    help="also audit the fractional cost column")
     ap.add_argument("--memory-rows", default="10000000,100000000",
-                    help="comma-separated sizes for the peak-memory comparison")
+                    help="comma-separated sizes for the peak-memory comparison ('' for none)")
     ap.add_argument("--child", choices=["audit", "bare"], help=argparse.SUPPRESS)
     ap.add_argument("--path", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.child:
-        child(args.child, args.path, args.method)
+        child(args.child, args.path, args.method, args.with_cost)
         return
     import duckdb
 
     import fairbound
 
     print(f"fairbound {fairbound.__version__}, duckdb {duckdb.__version__}, "
-          f"python {platform.python_version()}, {os.cpu_count()} cores")
-    t = time.perf_counter()
-    path = make_parquet(args.rows)
-    print(f"data: {path.name}, {path.stat().st_size / 2**20:,.0f} MiB "
-          f"(ready in {time.perf_counter() - t:.1f} s)")
-    run_bare(path)  # warm the page cache once for both
-    audit_t, bare_t = [], []
-    for _ in range(args.repeat):
-        t = time.perf_counter()
-        res = run_audit(path, args.method)
-        audit_t.append(time.perf_counter() - t)
-        t = time.perf_counter()
-        run_bare(path)
-        bare_t.append(time.perf_counter() - t)
-    a, b = statistics.median(audit_t), statistics.median(bare_t)
-    print(f"rows scanned: {res.n_rows:,}; comparisons: {len(res)}; engine: {res.engine}")
-    print(f"fairbound audit (5 metrics, {args.method}): median {a:.2f} s  runs "
-          f"{[round(x, 2) for x in audit_t]}")
-    print(f"bare DuckDB GROUP BY:        median {b:.2f} s  runs {[round(x, 2) for x in bare_t]}")
-    print(f"ratio audit / bare scan: {a / b:.2f}x")
+          f"python {platform.python_version()}, {os.cpu_count()} cores; method "
+          f"{args.method}{', with the cost metric' if args.with_cost else ''}")
+    print("| rows | comparisons | audit (median s) | bare GROUP BY (median s) | difference (s) "
+          "| ratio |")
+    print("|---|---|---|---|---|---|")
+    for rows in [int(s) for s in args.rows.split(",") if s.strip()]:
+        path = make_parquet(rows)
+        run_bare(path, args.with_cost)  # warm the page cache once for both
+        audit_t, bare_t = [], []
+        for _ in range(args.repeat):
+            t = time.perf_counter()
+            res = run_audit(path, args.method, args.with_cost)
+            audit_t.append(time.perf_counter() - t)
+            t = time.perf_counter()
+            run_bare(path, args.with_cost)
+            bare_t.append(time.perf_counter() - t)
+        a, b = statistics.median(audit_t), statistics.median(bare_t)
+        print(f"| {rows:,} | {len(res)} | {a:.3f} | {b:.3f} | {a - b:+.3f} | {a / b:.2f}x |",
+              flush=True)
     sizes = [int(s) for s in args.memory_rows.split(",") if s.strip()]
     for n in sizes:
         p = make_parquet(n)
-        au, ba = measure_child("audit", p, args.method), measure_child("bare", p, args.method)
+        au = measure_child("audit", p, args.method, args.with_cost)
+        ba = measure_child("bare", p, args.method, args.with_cost)
         print(f"peak RSS at {n:>12,} rows: audit {au['peak_rss_mib']:7.0f} MiB "
               f"({au['wall_s']:.2f} s), bare scan {ba['peak_rss_mib']:7.0f} MiB "
               f"({ba['wall_s']:.2f} s)")

@@ -6,6 +6,7 @@ import json
 import subprocess
 import sys
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -98,3 +99,134 @@ def test_missing_required_option_is_usage_error(parquet):
     assert proc.returncode == 2
     assert "Traceback" not in proc.stderr
     assert "--group" in proc.stderr
+
+
+# ----------------------------------------------------------------------------- honest verdicts
+
+
+def _json(capsys, args):
+    code = main(args)
+    captured = capsys.readouterr()
+    assert code == 0, captured.err
+    return json.loads(captured.out), captured.err
+
+
+def test_pos_label_as_the_column_holds_it(preds, tmp_path, capsys):
+    f01 = tmp_path / "01.csv"
+    preds.to_csv(f01, index=False)
+    fyn = tmp_path / "yn.csv"  # read by DuckDB as booleans
+    preds.assign(y=preds.y.map({0: "no", 1: "yes"}),
+                 p=preds.p.map({0: "no", 1: "yes"})).to_csv(fyn, index=False)
+    base = ["-g", "g", "-y", "y", "-p", "p", "-m", "equal_opportunity", "--format", "json"]
+    ref, _ = _json(capsys, ["audit", str(f01), *base])
+    for path, pos in ((f01, "1"), (fyn, None), (fyn, "yes"), (fyn, "true"), (fyn, "1")):
+        extra = [] if pos is None else ["--pos-label", pos]
+        got, _ = _json(capsys, ["audit", str(path), *base, *extra])
+        assert got["comparisons"] == ref["comparisons"], (path.name, pos)
+    got, _ = _json(capsys, ["audit", str(f01), *base, "--pos-label", "0"])
+    assert got["positive"] == 0 and got["comparisons"] != ref["comparisons"]
+    for path, pos, values in ((f01, "yes", "[0, 1]"), (fyn, "maybe", "[False, True]")):
+        code = main(["audit", str(path), *base, "--pos-label", pos])
+        err = capsys.readouterr().err
+        assert code == 2 and len(err.strip().splitlines()) == 1
+        assert err.startswith(f"error: pos_label: '{pos}' matches no value of label 'y' or "
+                              f"prediction 'p'; values are {values}")
+
+
+def test_mismatched_labels_and_predictions_exit_2(tmp_path, capsys):
+    # the COMPAS mistake: risk levels as labels, a thresholded decile as the prediction
+    f = tmp_path / "compas.csv"
+    pd.DataFrame({"race": ["A", "B", "C"] * 20, "score_text": ["High", "Low", "Medium"] * 20,
+                  "decile_score": list(range(1, 11)) * 6}).to_csv(f, index=False)
+    code = main(["audit", str(f), "-g", "race", "-y", "score_text", "-p", "decile_score >= 5",
+                 "-m", "false_positive_rate"])
+    captured = capsys.readouterr()
+    assert code == 2 and captured.out == ""
+    assert captured.err.startswith(
+        "error: prediction: prediction 'decile_score >= 5' holds [False, True] but label "
+        "'score_text' holds ['High', 'Low', 'Medium']")
+    assert len(captured.err.strip().splitlines()) == 1
+
+
+def test_option_spellings_are_the_same_everywhere(parquet, capsys):
+    base = ["audit", str(parquet), "-g", "g", "-y", "y", "-m", "dp", "--format", "json"]
+    a, _ = _json(capsys, base + ["--pred", "p", "--confidence", "0.9"])
+    b, _ = _json(capsys, base + ["--prediction", "p", "--confidence-level", "0.9"])
+    assert a["comparisons"] == b["comparisons"] and b["confidence_level"] == 0.9
+    p1, _ = _json(capsys, ["plan", "--n", "2000", "--confidence", "0.9", "--format", "json"])
+    p2, _ = _json(capsys, ["plan", "--n", "2000", "--confidence-level", "0.9", "--format",
+                           "json"])
+    assert p1 == p2 and p1["confidence_level"] == 0.9
+    # commands declared elsewhere get the other spelling too
+    import click
+    import typer
+
+    from fairbound.cli import app
+
+    group = typer.main.get_command(app)
+    ctx = click.Context(group)
+    opts = {}
+    for path in (["audit"], ["monitor"], ["plan"], ["simulate"], ["report"],
+                 ["stability", "run"], ["nli", "audit"]):
+        cmd = group.get_command(ctx, path[0])
+        for name in path[1:]:
+            cmd = cmd.get_command(ctx, name)
+        opts[" ".join(path)] = {o for p in cmd.params for o in getattr(p, "opts", ())}
+    for name, have in opts.items():
+        assert {"--confidence", "--confidence-level"} <= have, name
+    for name in ("audit", "monitor", "report"):
+        assert {"--pred", "--prediction", "-p"} <= opts[name], name
+
+
+def test_vs_reference_names_the_reference_it_picked(parquet, capsys):
+    base = ["audit", str(parquet), "-g", "g", "-y", "y", "-p", "p", "-m", "dp"]
+    assert main(base + ["--comparison", "vs_reference"]) == 0  # underscore spelling accepted
+    out = capsys.readouterr().out
+    assert "reference group: " in out and "(the largest group; choose another with " \
+        "--reference)" in out
+    d, err = _json(capsys, base + ["--comparison", "vs-reference", "--format", "json"])
+    assert err.strip() == (f"note: reference group: {d['reference']} (the largest group; "
+                           "choose another with --reference)")
+    assert main(base + ["--reference", "b"]) == 0
+    out = capsys.readouterr().out
+    assert "reference group: b\n" in out and "the largest" not in out
+    assert main(base + ["--comparison", "versus"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: comparison must be one of pairwise, vs-rest, vs-reference; "
+                          "got 'versus'") and len(err.strip().splitlines()) == 1
+
+
+def test_warnings_become_tidy_notes(tmp_path, capsys):
+    rng = np.random.default_rng(0)
+    n = 300
+    f = tmp_path / "small.csv"
+    pd.DataFrame({"g": rng.choice(["a", "b", "c"], size=n, p=[0.48, 0.48, 0.04]),
+                  "y": rng.integers(0, 2, n), "p": rng.integers(0, 2, n)}).to_csv(f, index=False)
+    args = ["audit", str(f), "-g", "g", "-y", "y", "-p", "p", "-m", "dp", "--method",
+            "agresti-caffo"]
+    assert main(args) == 0
+    captured = capsys.readouterr()
+    for text in (captured.out, captured.err):
+        assert "Warning" not in text and ".py:" not in text and "result = audit(" not in text
+    assert captured.err == ""  # the table's notes already name the small group
+    assert "note: demographic_parity a vs c: small group 'c'" in captured.out
+    assert main(args + ["--format", "json"]) == 0
+    captured = capsys.readouterr()
+    json.loads(captured.out)
+    assert captured.err == ("note: small groups (fewer than 30 rows in some denominator): "
+                            "c\n")
+
+
+def test_tidy_warnings_for_every_command(capsys):
+    import warnings
+
+    from fairbound.cli import tidy_warnings
+    from fairbound.errors import DegenerateDataWarning
+
+    with tidy_warnings():
+        for _ in range(2):
+            warnings.warn("group 'x' has one class;\n  the rate is 0", DegenerateDataWarning,
+                          stacklevel=1)
+        warnings.warn("something else", UserWarning, stacklevel=1)
+    err = capsys.readouterr().err
+    assert err == "note: group 'x' has one class; the rate is 0\nnote: something else\n"

@@ -854,11 +854,11 @@ def _build_from_stats(rows, *, method, confidence_level, seed, options,
 MAX_COMPARISONS = 10_000
 
 
-def _check_comparison_count(n_groups, comparison, metrics, agg, pos_label, limit) -> int:
+def _check_comparison_count(n_groups, comparison, metrics, n_classes, limit) -> int:
     """Count the comparisons before computing any; refuse more than ``limit``."""
     n_pairs = {"pairwise": n_groups * (n_groups - 1) // 2, "vs-rest": n_groups}.get(
         comparison, n_groups - 1)
-    n_classes = len(agg.classes) if (len(agg.classes) > 2 and pos_label is None) else 1
+    n_classes = max(n_classes, 1)
     per_pair = sum((n_classes if comp.per_class else 1) for mm in metrics
                    for comp in mm.components) + (1 if COST in metrics else 0)
     total = n_pairs * per_pair
@@ -883,56 +883,12 @@ def _pairs(groups: Sequence, comparison: str, reference) -> list[tuple[Any, Any]
     return [(g, reference) for g in groups if g != reference]
 
 
-def _is_binary_value(v) -> bool:
-    return isinstance(v, bool | np.bool_ | int | np.integer) and v in (0, 1) or (
-        isinstance(v, float) and v in (0.0, 1.0))
-
-
 def _label_setup(agg: Aggregates, spec: AggregateSpec, pos_label):
-    """Decide binary vs multi-class and the classes to audit; one-line errors for bad labels."""
-    for role, col, values in (("label", spec.label, agg.label_values),
-                              ("prediction", spec.prediction, agg.prediction_values)):
-        frac = [v for v in values if isinstance(v, float) and not float(v).is_integer()]
-        if frac:
-            raise FairboundError(
-                f"{role}: column {col!r} has non-integer values such as {frac[0]!r}; "
-                "labels and predictions must be class labels (threshold scores first, "
-                "e.g. --pred \"score >= 0.5\")", param=role)
-    classes = agg.classes
-    if pos_label is not None:
-        if pos_label not in classes:
-            raise FairboundError(f"pos_label: {pos_label!r} is not among the label values "
-                                 f"{list(classes)[:10]}", param="pos_label")
-    labels_binary = all(_is_binary_value(v) for v in agg.label_values)
-    if labels_binary:
-        bad = [v for v in agg.prediction_values if not _is_binary_value(v)]
-        if bad:
-            raise FairboundError(
-                f"prediction: column {spec.prediction!r} must be binary (0/1) like the label "
-                f"{spec.label!r}; got values {list(agg.prediction_values)[:6]}",
-                param="prediction")
-        classes = (0, 1)
-        return "binary", classes, [1 if pos_label is None else pos_label]
-    if len(classes) == 2:
-        if pos_label is None:
-            raise FairboundError(
-                f"pos_label: labels are {list(classes)}; say which one is the positive class "
-                "(pos_label= / --pos-label)", param="pos_label")
-        return "binary", classes, [pos_label]
-    if len(classes) < 2:
-        return "binary", classes, list(classes)
-    return "multiclass", classes, (list(classes) if pos_label is None else [pos_label])
+    """Decide binary vs multi-class and the classes to audit (see :mod:`fairbound.labels`)."""
+    from fairbound.labels import label_setup
 
-
-def _confusion_for(agg: Aggregates, classes) -> np.ndarray:
-    """Confusion array re-indexed onto ``classes`` (binary 0/1 may lack a value)."""
-    conf = agg.confusion
-    if tuple(agg.classes) == tuple(classes):
-        return conf
-    out = np.zeros((conf.shape[0], len(classes), len(classes)), dtype=conf.dtype)
-    idx = [classes.index(c) for c in agg.classes]
-    out[np.ix_(range(conf.shape[0]), idx, idx)] = conf
-    return out
+    return label_setup(agg.label_values, agg.prediction_values, pos_label, label=spec.label,
+                       prediction=spec.prediction)
 
 
 def _validate_audit(data, group, label, prediction, metrics, cost, cost_max, comparison,
@@ -1190,7 +1146,15 @@ def audit_aggregates(
     if comparison == "vs-reference" and reference is None:
         rows = agg.group_rows()
         reference = max(groups, key=lambda g: rows[g])
-    _check_comparison_count(len(groups), comparison, metrics, agg, pos_label, max_comparisons)
+    task, classes, positives = "cost", (), []
+    conf_metrics = [mm for mm in metrics if mm is not COST]
+    conf = None
+    if conf_metrics:
+        setup = _label_setup(agg, spec, pos_label)
+        task, classes, positives = setup.task, setup.classes, list(setup.positives)
+        conf = setup.confusion(agg.confusion, list(agg.classes))
+    _check_comparison_count(len(groups), comparison, metrics, len(positives),
+                            max_comparisons)
     pairs = _pairs(groups, comparison, reference)
     index = {g: i for i, g in enumerate(groups)}
 
@@ -1198,12 +1162,7 @@ def audit_aggregates(
         return None if g == "rest" else index[g]
 
     rows: list[_StatRow] = []
-    task, classes, positives = "cost", (), []
-    conf_metrics = [mm for mm in metrics if mm is not COST]
-    conf = None
     if conf_metrics:
-        task, classes, positives = _label_setup(agg, spec, pos_label)
-        conf = _confusion_for(agg, list(classes))
         for mm in conf_metrics:
             for comp in (oriented(c, favourable) for c in mm.components):
                 targets = positives if comp.per_class else [None]

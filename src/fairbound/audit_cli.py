@@ -24,14 +24,29 @@ def _method_options(gamma, variance) -> dict:
     return out
 
 
-def print_audit(result, *, fmt: str = "table") -> None:
-    """Print an :class:`~fairbound.audit.AuditResult` as a table, JSON or CSV."""
+def print_audit(result, *, fmt: str = "table", reference_given: bool = True) -> None:
+    """Print an :class:`~fairbound.audit.AuditResult` as a table, JSON or CSV.
+
+    With ``reference_given=False`` a reference group that the audit picked (the largest,
+    for ``vs-reference``) is named on standard error for JSON and CSV, and in the table.
+    """
+    picked = None
+    if result.comparison == "vs-reference" and result.reference is not None:
+        from fairbound.audit import _jsonable
+
+        ref = _jsonable(result.reference)
+        picked = f"reference group: {ref}" + (
+            "" if reference_given else " (the largest group; choose another with --reference)")
     if fmt == "json":
         typer.echo(result.to_json())
+        if picked and not reference_given:
+            typer.echo(f"note: {picked}", err=True)
         return
     frame = result.to_frame()
     if fmt == "csv":
         typer.echo(frame.to_csv(index=False), nl=False)
+        if picked and not reference_given:
+            typer.echo(f"note: {picked}", err=True)
         return
     from rich.table import Table
 
@@ -42,6 +57,8 @@ def print_audit(result, *, fmt: str = "table") -> None:
     con.print(f"[bold]fairbound audit[/] of {d['source']}  (engine: {d['engine']})")
     con.print(f"rows scanned: {d['n_rows']:,}; excluded: {excluded}")
     con.print(f"groups: {groups}")
+    if picked:
+        con.print(picked)
     con.print(f"method: {d['method']} ({d['guarantee']}), confidence level "
               f"{d['confidence_level']:.0%}, seed {d['seed']}; gap = rate_A - rate_B")
     table = Table(show_lines=False, header_style="bold")
@@ -85,7 +102,7 @@ def audit_command(
                                              help="Protected-attribute column (repeat for "
                                                   "intersections).")],
     label: Annotated[str | None, typer.Option("--label", "-y", help="True label column.")] = None,
-    pred: Annotated[str | None, typer.Option("--pred", "-p",
+    pred: Annotated[str | None, typer.Option("--prediction", "--pred", "-p",
                                              help="Predicted label column or a checked "
                                                   "expression such as \"score >= 0.5\".")
                                              ] = None,
@@ -94,13 +111,17 @@ def audit_command(
     cost: Annotated[str | None, typer.Option(help="Per-row cost column in [0, C].")] = None,
     cost_max: Annotated[float | None, typer.Option("--cost-max",
                                                    help="Declared maximum cost C.")] = None,
-    comparison: Annotated[str, typer.Option(help="pairwise | vs-rest | vs-reference")] =
-    "pairwise",
-    reference: Annotated[str | None, typer.Option(help="Reference group (B side).")] = None,
+    comparison: Annotated[str, typer.Option(
+        help="pairwise | vs-rest | vs-reference (the largest group unless --reference "
+             "names one)")] = "pairwise",
+    reference: Annotated[str | None, typer.Option(
+        help="Reference group (B side; implies vs-reference).")] = None,
     method: Annotated[str, typer.Option(help="Interval method.")] = "betting",
-    confidence: Annotated[float, typer.Option(help="Confidence level in (0, 1).")] = 0.95,
-    pos_label: Annotated[str | None, typer.Option("--pos-label",
-                                                  help="Positive class.")] = None,
+    confidence: Annotated[float, typer.Option("--confidence-level", "--confidence",
+                                              help="Confidence level in (0, 1).")] = 0.95,
+    pos_label: Annotated[str | None, typer.Option(
+        "--pos-label", help="Positive class as the label column holds it (1, true, yes, "
+        "High); default 1/True for 0/1 and True/False labels.")] = None,
     seed: Annotated[int, typer.Option(help="Seed for randomised methods.")] = 0,
     gamma: Annotated[float | None, typer.Option(help="BBU/Hoeffding group-share bound.")] = None,
     variance: Annotated[float | None, typer.Option(help="BBU variance (bound).")] = None,
@@ -116,15 +137,21 @@ def audit_command(
         "--markdown", help="Also write the findings as Markdown (model cards).")] = None,
 ) -> None:
     """Audit predictions: every gap with an interval, a verdict and the n that settles it."""
+    import warnings
+
     from fairbound.audit import audit
+    from fairbound.errors import SmallGroupWarning
 
     fmt = check_format(fmt)
-    result = audit(
-        data, group=group, label=label, prediction=pred, metrics=metric or None, cost=cost,
-        cost_max=cost_max, comparison=comparison, reference=reference, method=method,
-        confidence_level=confidence, pos_label=pos_label, seed=seed, where=where,
-        engine=engine, **_method_options(gamma, variance),
-    )
+    with warnings.catch_warnings():
+        if fmt == "table":  # the table's own notes name every small group
+            warnings.simplefilter("ignore", SmallGroupWarning)
+        result = audit(
+            data, group=group, label=label, prediction=pred, metrics=metric or None,
+            cost=cost, cost_max=cost_max, comparison=comparison, reference=reference,
+            method=method, confidence_level=confidence, pos_label=pos_label, seed=seed,
+            where=where, engine=engine, **_method_options(gamma, variance),
+        )
     if json_out is not None:
         result.to_json(json_out)
     if html_out is not None:
@@ -135,7 +162,7 @@ def audit_command(
         from fairbound.report import write_markdown
 
         write_markdown(result, markdown_out)
-    print_audit(result, fmt=fmt)
+    print_audit(result, fmt=fmt, reference_given=reference is not None)
 
 
 def register(app: typer.Typer) -> None:

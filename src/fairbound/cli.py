@@ -3,16 +3,97 @@
 Commands live next to the code they drive: a module listed in ``_PLUGINS`` defines
 ``register(app)`` and adds its commands or sub-apps.  :func:`main` turns every user error
 into one line on standard error and exit status 2.
+
+Two things hold for every command, whoever wrote it:
+
+* Option spellings are the same everywhere: ``--prediction`` / ``--pred`` and
+  ``--confidence-level`` / ``--confidence`` are aliases of each other (see
+  :data:`OPTION_ALIASES`), added to any command that declares only one of them.
+* Python warnings raised while a command runs (a small group, a degenerate rate) are printed
+  as one tidy ``note: <message>`` line on standard error, once each, without the source
+  path and code line that Python's default display adds.
 """
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import sys
+import warnings
 
 import typer
+from typer.core import TyperGroup
 
 from fairbound.errors import FairboundError, MissingDependencyError
+
+#: Option spellings that mean the same in every command.
+OPTION_ALIASES = {
+    "--prediction": "--pred",
+    "--pred": "--prediction",
+    "--confidence-level": "--confidence",
+    "--confidence": "--confidence-level",
+}
+
+
+def harmonise_options(command) -> None:
+    """Add the missing spelling of each aliased option (recursively into sub-commands).
+
+    Parameters
+    ----------
+    command : click.Command
+        A command or group; changed in place (idempotent).
+    """
+    for sub in getattr(command, "commands", {}).values():
+        harmonise_options(sub)
+    params = [p for p in getattr(command, "params", ()) if hasattr(p, "opts")]
+    taken = {o for p in params for o in (*p.opts, *getattr(p, "secondary_opts", ()))}
+    for p in params:
+        if getattr(p, "is_flag", False):
+            continue
+        for opt in list(p.opts):
+            alias = OPTION_ALIASES.get(opt)
+            if alias is not None and alias not in taken:
+                p.opts.append(alias)
+                taken.add(alias)
+
+
+@contextlib.contextmanager
+def tidy_warnings(*, err: bool = True):
+    """Show warnings raised inside the block as ``note: <message>`` lines, once each.
+
+    Parameters
+    ----------
+    err : bool, default True
+        Write the notes to standard error (else standard output).
+    """
+    shown: set[str] = set()
+
+    def show(message, category, filename, lineno, file=None, line=None):
+        text = " ".join(str(message).split())
+        if text and text not in shown:
+            shown.add(text)
+            typer.echo(f"note: {text}", err=err)
+
+    with warnings.catch_warnings():
+        # fairbound's own warnings (UserWarning subclasses) every time; other filters kept
+        warnings.filterwarnings("default", category=UserWarning)
+        warnings.showwarning = show
+        yield
+
+
+class _FairboundGroup(TyperGroup):
+    """The top-level group: harmonised option spellings and tidy warnings for every command."""
+
+    def get_command(self, ctx, cmd_name):
+        cmd = super().get_command(ctx, cmd_name)
+        if cmd is not None:
+            harmonise_options(cmd)
+        return cmd
+
+    def invoke(self, ctx):
+        with tidy_warnings():
+            return super().invoke(ctx)
+
 
 app = typer.Typer(
     name="fairbound",
@@ -20,6 +101,7 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    cls=_FairboundGroup,
 )
 
 # Modules that add commands; each defines ``register(app: typer.Typer) -> None``.

@@ -74,8 +74,11 @@ def test_row_costs_follow_metric_definitions():
     y = [1, 1, 0, 0]
     p = [1, 0, 1, 0]
     assert row_costs(y, p, metric="equal_opportunity").tolist()[:2] == [0.0, 1.0]
-    fpr = row_costs(y, p, metric="false_positive_rate")
+    # a false positive is the cost when the positive prediction harms (flagged, high risk)
+    fpr = row_costs(y, p, metric="false_positive_rate", favourable="negative")
     assert np.isnan(fpr[:2]).all() and fpr[2:].tolist() == [1.0, 0.0]
+    fpr = row_costs(y, p, metric="false_positive_rate")  # favourable: not being selected
+    assert np.isnan(fpr[:2]).all() and fpr[2:].tolist() == [0.0, 1.0]
     assert row_costs(y, p, metric="accuracy_parity").tolist() == [0.0, 1.0, 1.0, 0.0]
     dp = row_costs(["yes", "no"], ["yes", "no"], metric="demographic_parity", pos_label="yes")
     assert dp.tolist() == [0.0, 1.0]  # not being selected is the cost
@@ -187,6 +190,7 @@ def test_compas_false_positive_gap_found_early(tmp_path):
     df[["race", "label", "pred"]].to_csv(f, index=False)
     res = CliRunner().invoke(app, ["monitor", str(f), "--group", "race", "--label", "label",
                                    "--prediction", "pred", "--metric", "false_positive_rate",
+                                   "--favourable", "negative",  # flagged as high risk harms
                                    "--groups", "African-American,Caucasian",
                                    "--batch-size", "250", "--format", "json"])
     assert res.exit_code == 0, res.output
@@ -223,3 +227,155 @@ def test_cli_monitor_follows_a_growing_file(tmp_path):
         t.join()
     assert res.exit_code == 0, res.output
     assert "verdict after" in res.output and "A disadvantaged" in res.output
+
+
+# ----------------------------------------------------------------------------- labels as audit
+
+
+def _labelled(n, seed, fpr_a=0.45, fpr_b=0.2):
+    """Rows with yes/no labels and predictions, group a with the higher false-positive rate."""
+    import pandas as pd
+
+    rng = np.random.default_rng(seed)
+    g = rng.choice(["a", "b"], size=n)
+    y = rng.binomial(1, 0.4, size=n)
+    fp = rng.random(n) < np.where(g == "a", fpr_a, fpr_b)
+    p = np.where(y == 1, rng.random(n) < 0.7, fp).astype(int)
+    return pd.DataFrame({"g": g, "y01": y, "p01": p, "score": np.where(p == 1, 7, 3)
+                         + rng.integers(-2, 3, size=n),
+                         "y": np.where(y == 1, "yes", "no"), "p": np.where(p == 1, "yes", "no"),
+                         "risk": np.where(y == 1, "High", "Low")})
+
+
+def _monitor_json(path, *args):
+    res = CliRunner().invoke(app, ["monitor", str(path), "--group", "g", "--batch-size",
+                                   "100000", "--format", "json", *args])
+    return res.exit_code, (json.loads(res.stdout) if res.exit_code == 0 else res.output)
+
+
+def test_cli_monitor_reads_labels_like_audit(tmp_path):
+    import fairbound
+
+    df = _labelled(3000, seed=11)
+    f = tmp_path / "yn.csv"
+    df.to_csv(f, index=False)
+    audit = fairbound.audit(str(f), group="g", label="y", prediction="p", metrics="fpr",
+                            method="agresti-caffo").comparisons[0]
+    assert (audit.group_a, audit.group_b) == ("a", "b")
+    runs = {}
+    for pos in ([], ["--pos-label", "yes"], ["--pos-label", "true"], ["--pos-label", "1"]):
+        code, out = _monitor_json(f, "-y", "y", "-p", "p", "-m", "false_positive_rate", *pos)
+        assert code == 0, out
+        runs[tuple(pos)] = out["steps"][-1]
+    first = runs[()]
+    assert all(r == first for r in runs.values())
+    # the same cost gap as the audit on the same rows: not a silent 0 "within tolerance"
+    assert first["estimate"] == pytest.approx(audit.estimate) and abs(first["estimate"]) > 0.1
+    assert first["n_a"] + first["n_b"] == audit.a.n + audit.b.n
+    # 0/1 columns with --pos-label 1, and a two-valued label with yes/no predictions
+    code, out = _monitor_json(f, "-y", "y01", "--pred", "p01", "-m", "fpr", "--pos-label", "1")
+    assert code == 0 and out["steps"][-1] == first
+    code, out = _monitor_json(f, "-y", "risk", "--prediction", "p", "-m", "fpr", "--pos-label",
+                              "High")
+    assert code == 0 and out["steps"][-1] == first
+
+
+@pytest.mark.parametrize("args,message", [
+    (["-y", "y", "-p", "p", "--pos-label", "maybe"],
+     "pos_label: 'maybe' matches no value of label 'y' or prediction 'p'; values are "
+     "[False, True]"),
+    (["-y", "y01", "-p", "score"],
+     "prediction: column 'score' must be binary (0/1) like the label 'y01'"),
+    (["-y", "risk", "-p", "p"], "prediction: prediction 'p' holds [False, True] but label "
+     "'risk' holds ['High', 'Low']; say which label value a True prediction stands for"),
+    (["-y", "risk", "-p", "risk", "--pos-label", "Medium"],
+     "pos_label: 'Medium' matches no value of label 'risk' or prediction 'risk'"),
+])
+def test_cli_monitor_refuses_what_audit_refuses(tmp_path, capsys, args, message):
+    f = tmp_path / "yn.csv"
+    _labelled(400, seed=12).to_csv(f, index=False)
+    code = main(["monitor", str(f), "--group", "g", "--batch-size", "50", *args])
+    err = capsys.readouterr().err
+    assert code == 2, err
+    assert err.startswith(f"error: {message}") and len(err.strip().splitlines()) == 1
+
+
+def test_row_costs_read_labels_like_audit():
+    # missing rows are not counted; text from a CSV is matched as the column holds it
+    c = row_costs([1, None, 0, 1], [1, 1, float("nan"), 0], metric="accuracy_parity")
+    assert np.isnan(c[1:3]).all() and c[[0, 3]].tolist() == [0.0, 1.0]
+    assert row_costs([True, False], [1, 1], metric="fpr", pos_label="yes",
+                     favourable="negative")[1] == 1.0
+    with pytest.raises(FairboundError, match=r"must be binary \(0/1\) like the label"):
+        row_costs([0, 1, 1], [3, 7, 9], metric="fpr")
+    with pytest.raises(FairboundError, match="monitor one class at a time"):
+        row_costs(["a", "b", "c"], ["a", "b", "c"], metric="tpr")
+    assert row_costs(["a", "b", "c"], ["a", "c", "c"], metric="tpr",
+                     pos_label="b").tolist()[1] == 1.0
+
+
+def test_cli_monitor_skips_malformed_rows(tmp_path, capsys):
+    f = tmp_path / "rows.csv"
+    _write_csv(f, 300, 0.1, 0.1, seed=5)
+    lines = f.read_text().splitlines()
+    lines[3:3] = ["f,1", 'm,"1,0,1', "f,1,1,1,extra"]
+    f.write_text("\n".join(lines) + "\n")
+    code = main(["monitor", str(f), "--group", "gender", "--label", "label", "--prediction",
+                 "pred", "--groups", "f,m", "--batch-size", "1000"])
+    out = capsys.readouterr().out
+    assert code == 0
+    assert "after 300 rows" in out
+    assert "note: skipped 3 malformed rows (first: line 4 (2 fields, header has 4): 'f,1')" in out
+    code = main(["monitor", str(f), "--group", "gender", "--cost", "cost", "--groups", "f,m",
+                 "--format", "json"])
+    captured = capsys.readouterr()
+    assert code == 0 and json.loads(captured.out)["malformed_rows"] == 3
+    assert captured.err.startswith("note: skipped 3 malformed rows")
+
+
+def test_cli_monitor_never_counts_an_unfinished_line(tmp_path):
+    import threading
+    import time
+
+    f = tmp_path / "grow.csv"
+    f.write_text("g,c\nx,1\ny,0\nx,")  # the last row is being written
+    res = CliRunner().invoke(app, ["monitor", str(f), "--group", "g", "--cost", "c",
+                                   "--follow", "--poll", "0.01", "--timeout", "0.1",
+                                   "--format", "json"])
+    assert res.exit_code == 0, res.output
+    out = json.loads(res.stdout)
+    assert out["steps"][-1]["n_a"] == 1 and out["unfinished_last_line"] is True
+
+    def finish():  # the rest of the line arrives, then more rows, each written in halves
+        for part in ["1\n", "y,", "0\n", "x,1\ny,1", "\n"]:
+            time.sleep(0.05)
+            with f.open("a") as fh:
+                fh.write(part)
+
+    t = threading.Thread(target=finish)
+    t.start()
+    try:
+        res = CliRunner().invoke(app, ["monitor", str(f), "--group", "g", "--cost", "c",
+                                       "--follow", "--poll", "0.01", "--timeout", "0.5",
+                                       "--groups", "x,y", "--batch-size", "1",
+                                       "--format", "json"])
+    finally:
+        t.join()
+    assert res.exit_code == 0, res.output
+    last = json.loads(res.stdout)["steps"][-1]
+    assert (last["n_a"], last["n_b"]) == (3, 3)
+    assert last["estimate"] == pytest.approx(1.0 - 1.0 / 3.0)
+
+
+def test_cli_monitor_option_spellings(tmp_path):
+    f = tmp_path / "rows.csv"
+    _write_csv(f, 400, 0.1, 0.1, seed=6)
+    outs = []
+    for args in (["--label", "label", "--prediction", "pred", "--confidence-level", "0.9"],
+                 ["-y", "label", "--pred", "pred", "--confidence", "0.9"],
+                 ["-y", "label", "-p", "pred", "--confidence", "0.9"]):
+        res = CliRunner().invoke(app, ["monitor", str(f), "-g", "gender", *args, "--format",
+                                       "json"])
+        assert res.exit_code == 0, res.output
+        outs.append(json.loads(res.stdout))
+    assert outs[0] == outs[1] == outs[2] and outs[0]["confidence_level"] == 0.9

@@ -14,8 +14,8 @@ from fairbound._render import check_format, console, fmt_int
 def plan_command(
     n: Annotated[float | None, typer.Option("--n", help="Annotated examples.")] = None,
     bias: Annotated[float | None, typer.Option(help="Bias magnitude to claim.")] = None,
-    confidence: Annotated[float | None, typer.Option(help="Confidence level in (0, 1).")] =
-    None,
+    confidence: Annotated[float | None, typer.Option(
+        "--confidence-level", "--confidence", help="Confidence level in (0, 1).")] = None,
     gamma: Annotated[float, typer.Option(help="Lower bound on group shares, (0, 0.5].")] = 0.5,
     cost_max: Annotated[float, typer.Option("--cost-max", help="Maximum cost C.")] = 1.0,
     variance: Annotated[float | None, typer.Option(

@@ -27,7 +27,7 @@ def report_command(
         "--group", "-g", help="With --data: protected-attribute column (repeatable).")] = None,
     label: Annotated[str | None, typer.Option("--label", "-y",
                                               help="With --data: true label column.")] = None,
-    pred: Annotated[str | None, typer.Option("--pred", "-p",
+    pred: Annotated[str | None, typer.Option("--prediction", "--pred", "-p",
                                              help="With --data: predicted label column.")] =
     None,
     metric: Annotated[list[str] | None, typer.Option("--metric", "-m",
@@ -37,9 +37,11 @@ def report_command(
     None,
     method: Annotated[str, typer.Option(help="With --data: interval method.")] =
     "agresti-caffo",
-    confidence: Annotated[float, typer.Option(help="With --data: confidence level.")] = 0.95,
-    pos_label: Annotated[str | None, typer.Option("--pos-label",
-                                                  help="With --data: positive class.")] = None,
+    confidence: Annotated[float, typer.Option(
+        "--confidence-level", "--confidence", help="With --data: confidence level.")] = 0.95,
+    pos_label: Annotated[str | None, typer.Option(
+        "--pos-label", help="With --data: positive class as the label column holds it (1, "
+        "true, yes, High).")] = None,
     seed: Annotated[int, typer.Option(help="With --data: seed.")] = 0,
 ) -> None:
     """Write one self-contained HTML report from saved audit JSON files (or a new audit)."""

@@ -44,7 +44,8 @@ def simulate_command(
     "100,1000,10000",
     share: Annotated[str, typer.Option(help="Comma-separated shares of group A.")] = "0.1,0.5",
     reps: Annotated[int, typer.Option(help="Data sets per cell.")] = 400,
-    confidence_level: Annotated[float, typer.Option(help="Nominal level.")] = 0.95,
+    confidence_level: Annotated[float, typer.Option(
+        "--confidence-level", "--confidence", help="Nominal level.")] = 0.95,
     seed: Annotated[int, typer.Option(help="Seed of the whole run.")] = 0,
     power: Annotated[bool, typer.Option(
         help="Also solve required n for 80% power (0/1 costs 0.15 vs 0.10 and Beta costs) "
@@ -144,63 +145,198 @@ def _simulate_default(scen, sizes, kw):
 
 
 # ----------------------------------------------------------------------------- monitor
-def _csv_batches(fh, batch_size: int, follow: bool, poll: float, timeout: float | None):
-    """Yield lists of rows (dicts) from a CSV text stream, ``batch_size`` rows at a time.
+class _CsvRows:
+    """Rows (dicts) of a CSV text stream, ``batch_size`` at a time, skipping malformed ones.
 
-    With ``follow`` the stream is polled for new complete lines after its end (a file that
-    grows) until ``timeout`` seconds pass without new data.
+    A line is a row only once its newline has arrived: with ``follow`` an unfinished last
+    line waits for the rest (and is never counted, even at ``--timeout``).  A row whose
+    quotes do not close on its line or whose number of fields differs from the header's is
+    skipped and counted in :attr:`malformed` (the first one is kept in
+    :attr:`first_malformed` for the report).
     """
-    import csv
-    import time
 
-    header_line = fh.readline()
-    if not header_line:
-        raise FairboundError("source is empty: expected a CSV header line", param="source")
-    header = next(csv.reader([header_line]))
-    pending: list[dict] = []
-    partial = ""
-    idle_since = time.monotonic()
-    while True:
-        line = fh.readline()
-        if line:
-            if not line.endswith("\n") and follow:
-                partial += line  # an incomplete line of a file being written
+    def __init__(self, fh, *, batch_size: int, follow: bool, poll: float,
+                 timeout: float | None) -> None:
+        self.fh, self.batch_size, self.follow = fh, batch_size, follow
+        self.poll, self.timeout = poll, timeout
+        self.header: list[str] = []
+        self.line_no = 0
+        self.malformed = 0
+        self.first_malformed = ""
+        self.incomplete = ""  # an unfinished last line left unread
+
+    @staticmethod
+    def _fields(line: str) -> list[str] | None:
+        import csv
+
+        try:
+            return next(csv.reader([line.rstrip("\r\n")], strict=True))
+        except (csv.Error, StopIteration):
+            return None
+
+    def _timed_out(self, since: float) -> bool:
+        import time
+
+        return self.timeout is not None and time.monotonic() - since > self.timeout
+
+    def read_header(self) -> None:
+        """Read the header line (with ``follow``, wait for it until ``timeout``)."""
+        import time
+
+        since = time.monotonic()
+        text = ""
+        while True:
+            text += self.fh.readline()
+            if text.endswith("\n") or (text and not self.follow):
+                break
+            if not self.follow or self._timed_out(since):
+                raise FairboundError("source is empty: expected a CSV header line",
+                                     param="source")
+            time.sleep(self.poll)
+        self.line_no = 1
+        fields = self._fields(text)
+        if not fields or not any(f.strip() for f in fields):
+            raise FairboundError(f"source: the first line is not a CSV header; got "
+                                 f"{text.strip()[:80]!r}", param="source")
+        self.header = fields
+
+    def require(self, columns: list[str]) -> None:
+        """One-line error for a column the header lacks."""
+        missing = [c for c in columns if c not in self.header]
+        if missing:
+            raise FairboundError(f"column {missing[0]!r} not found; columns are {self.header}",
+                                 param="column")
+
+    def _row(self, line: str) -> dict | None:
+        self.line_no += 1
+        if not line.strip():
+            return None
+        fields = self._fields(line)
+        if fields is None or len(fields) != len(self.header):
+            self.malformed += 1
+            if not self.first_malformed:
+                why = ("unterminated quote" if fields is None else
+                       f"{len(fields)} fields, header has {len(self.header)}")
+                self.first_malformed = f"line {self.line_no} ({why}): {line.strip()[:60]!r}"
+            return None
+        return dict(zip(self.header, fields, strict=True))
+
+    def batches(self):
+        """Yield lists of rows; stop at the end (or, with ``follow``, at ``timeout``)."""
+        import time
+
+        if not self.header:
+            self.read_header()
+        pending: list[dict] = []
+        partial = ""
+        idle_since = time.monotonic()
+        while True:
+            line = self.fh.readline()
+            if line:
+                line, partial = partial + line, ""
+                if not line.endswith("\n") and self.follow:
+                    partial = line  # the rest of a line being written
+                    continue
+                row = self._row(line)
+                idle_since = time.monotonic()
+                if row is not None:
+                    pending.append(row)
+                    if len(pending) >= self.batch_size:
+                        yield pending
+                        pending = []
                 continue
-            line, partial = partial + line, ""
-            if not line.strip():
-                continue
-            values = next(csv.reader([line]))
-            pending.append(dict(zip(header, values, strict=False)))
-            idle_since = time.monotonic()
-            if len(pending) >= batch_size:
+            if pending:
                 yield pending
                 pending = []
-            continue
-        if pending:
-            yield pending
-            pending = []
-        if not follow or (timeout is not None and time.monotonic() - idle_since > timeout):
-            if partial.strip():
-                yield [dict(zip(header, next(csv.reader([partial])), strict=False))]
+            if not self.follow or self._timed_out(idle_since):
+                self.incomplete = partial.strip()
+                return
+            time.sleep(self.poll)
+
+    def notes(self) -> list[str]:
+        """What was skipped, as lines for the report."""
+        out = []
+        if self.malformed:
+            out.append(f"skipped {self.malformed:,} malformed row"
+                       f"{'s' if self.malformed != 1 else ''} (first: {self.first_malformed})")
+        if self.incomplete:
+            out.append(f"ignored an unfinished last line (no newline yet): "
+                       f"{self.incomplete[:60]!r}")
+        return out
+
+
+class _StreamLabels:
+    """Label/prediction interpretation of a stream: the audit's, on every value so far."""
+
+    def __init__(self, label: str, prediction: str, pos_label: str | None, metric: str,
+                 favourable: str) -> None:
+        self.label, self.prediction, self.pos_label = label, prediction, pos_label
+        self.metric, self.favourable = metric, favourable
+        self.labels: set = set()
+        self.predictions: set = set()
+        self.setup = None
+
+    def costs(self, rows: list[dict]):
+        import numpy as np
+
+        from fairbound.labels import is_missing, label_setup, parse_text_value
+        from fairbound.stats.monitor import row_costs
+
+        y = [parse_text_value(r[self.label]) for r in rows]
+        p = [parse_text_value(r[self.prediction]) for r in rows]
+        self.labels.update(a for a, b in zip(y, p, strict=True)
+                           if not (is_missing(a) or is_missing(b)))
+        self.predictions.update(b for a, b in zip(y, p, strict=True)
+                                if not (is_missing(a) or is_missing(b)))
+        if not self.labels:
+            return np.full(len(rows), np.nan)
+        setup = label_setup(self.labels, self.predictions, self.pos_label, label=self.label,
+                            prediction=self.prediction, require_present=False)
+        if self.setup is not None and (setup.positive, setup.prediction_is_binary) != (
+                self.setup.positive, self.setup.prediction_is_binary):
+            raise FairboundError(
+                f"label: the values of {self.label!r} and {self.prediction!r} so far "
+                f"({sorted(map(str, self.labels | self.predictions))[:8]}) no longer fit the "
+                f"{self.setup.task} classes {list(self.setup.classes)} of the first rows",
+                param="label")
+        self.setup = setup
+        return row_costs(y, p, metric=self.metric, favourable=self.favourable, setup=setup)
+
+    def check_positive_seen(self) -> None:
+        """A positive class that no row has held is an error, never a gap of 0."""
+        from fairbound.labels import resolve_pos_label
+
+        if self.pos_label is None or self.setup is None:
             return
-        time.sleep(poll)
+        resolve_pos_label(self.pos_label, self.labels | self.predictions,
+                          columns=f"label {self.label!r} or prediction {self.prediction!r}")
 
 
 def monitor_command(
     source: Annotated[str, typer.Argument(help="CSV file (may be growing), or - for stdin.")],
-    group: Annotated[str, typer.Option(help="Group column.")],
+    group: Annotated[str, typer.Option("--group", "-g", help="Group column.")],
     cost: Annotated[str | None, typer.Option(help="Cost column (values in [0, C]).")] = None,
-    label: Annotated[str | None, typer.Option(help="True-label column.")] = None,
-    prediction: Annotated[str | None, typer.Option(help="Prediction column.")] = None,
+    label: Annotated[str | None, typer.Option("--label", "-y", help="True-label column.")] =
+    None,
+    prediction: Annotated[str | None, typer.Option(
+        "--prediction", "--pred", "-p", help="Prediction column (same kind of values as the "
+        "label: 0/1 or True/False, or the label's own values).")] = None,
     metric: Annotated[str, typer.Option(
+        "--metric", "-m",
         help="Single-component metric for --label/--prediction (e.g. equal_opportunity, "
              "false_positive_rate, demographic_parity, accuracy_parity).")] = "accuracy_parity",
-    pos_label: Annotated[str, typer.Option(help="Positive class value.")] = "1",
+    pos_label: Annotated[str | None, typer.Option(
+        "--pos-label", help="Positive class as the column holds it (1, true, yes, High); "
+        "default 1/True for 0/1 and True/False columns.")] = None,
+    favourable: Annotated[str, typer.Option(
+        help="positive (a positive prediction is favourable: hired, approved) | negative "
+             "(it harms: flagged, high risk).")] = "positive",
     groups: Annotated[str | None, typer.Option(
         help="The two groups A,B to compare (default: the two groups of the first batch, "
              "sorted).")] = None,
     batch_size: Annotated[int, typer.Option(help="Rows per batch.")] = 100,
     confidence_level: Annotated[float, typer.Option(
+        "--confidence-level", "--confidence",
         help="Probability that every printed interval covers the gap.")] = 0.95,
     method: Annotated[str, typer.Option(help="betting (online pairs) | betting-union")] =
     "betting",
@@ -222,10 +358,12 @@ def monitor_command(
     printed interval holds at once, so stopping at the first verdict is valid.  A fixed-n
     interval such as Wald recomputed after every batch is not: on 2,500-pair streams it
     misses the truth at some look far more often than 5% (see fairbound simulate --peeking).
+    Labels and predictions are read as fairbound audit reads them.
     """
     import numpy as np
 
-    from fairbound.stats.monitor import Monitor, row_costs
+    from fairbound.metrics import check_favourable, get_metric
+    from fairbound.stats.monitor import Monitor, _validate_monitor
 
     fmt = str(fmt).lower()
     if fmt not in ("table", "json"):
@@ -239,10 +377,25 @@ def monitor_command(
                              f"prediction={prediction!r}", param="label")
     if batch_size < 1:
         raise FairboundError(f"batch_size must be >= 1; got {batch_size!r}", param="batch_size")
+    if poll <= 0:
+        raise FairboundError(f"poll must be a positive number of seconds; got {poll!r}",
+                             param="poll")
     pair = _split(groups, "groups") if groups is not None else None
     if pair is not None and len(pair) != 2:
         raise FairboundError(f"groups must name exactly two groups A,B; got {groups!r}",
                              param="groups")
+    # every choice and number is checked before any row is read
+    _validate_monitor("A", "B", cost_max, confidence_level, method, horizon, tolerance)
+    favourable = check_favourable(favourable)
+    if cost is None:
+        m = get_metric(metric)
+        if len(m.components) != 1:
+            raise FairboundError(
+                f"metric must have one component to be monitored; got {m.name!r} with "
+                f"{len(m.components)} (monitor its components one at a time)", param="metric")
+        if "label" not in m.needs:
+            raise FairboundError(f"metric: {m.name!r} needs --cost, not --label/--prediction",
+                                 param="metric")
     if source == "-":
         fh = sys.stdin
     else:
@@ -250,26 +403,20 @@ def monitor_command(
         if not path.is_file():
             raise FairboundError(f"source file not found: {source!r}", param="source")
         fh = path.open(newline="", encoding="utf-8")
+    reader = _CsvRows(fh, batch_size=batch_size, follow=follow, poll=poll, timeout=timeout)
+    stream = None if cost is not None else _StreamLabels(label, prediction, pos_label, metric,
+                                                         favourable)
     mon = None
-    pct = f"{confidence_level:.0%}" if 0 < confidence_level < 1 else str(confidence_level)
+    pct = f"{confidence_level:.0%}"
     try:
-        for rows in _csv_batches(fh, batch_size, follow, poll, timeout):
-            needed = [group] + ([cost] if cost is not None else [label, prediction])
-            missing = [c for c in needed if c not in rows[0]]
-            if missing:
-                raise FairboundError(
-                    f"column {missing[0]!r} not found; columns are {list(rows[0])}",
-                    param="column")
+        reader.read_header()
+        reader.require([group] + ([cost] if cost is not None else [label, prediction]))
+        for rows in reader.batches():
             g = np.array([r[group] for r in rows], dtype=object)
-            if cost is not None:
-                try:
-                    c = np.array([float(r[cost]) if r[cost] != "" else np.nan for r in rows])
-                except ValueError as exc:
-                    raise FairboundError(f"column {cost!r} must hold numbers; {exc}",
-                                         param="cost") from None
+            if stream is None:
+                c = _cost_column(rows, cost)
             else:
-                c = row_costs([r[label] for r in rows], [r[prediction] for r in rows],
-                              metric=metric, pos_label=pos_label)
+                c = stream.costs(rows)
             if mon is None:
                 if pair is None:
                     seen = sorted(set(g.tolist()))
@@ -283,6 +430,8 @@ def monitor_command(
                               confidence_level=confidence_level, method=method,
                               horizon=horizon, tolerance=tolerance)
             step = mon.update(g, c)
+            if step.stop and stream is not None:
+                stream.check_positive_seen()
             if fmt == "table":
                 typer.echo(f"batch {step.batch}: n_A={step.n_a} n_B={step.n_b}"
                            + (f" pairs={step.n_pairs}" if method == "betting" else "")
@@ -294,10 +443,18 @@ def monitor_command(
         if fh is not sys.stdin:
             fh.close()
     if mon is None:
-        raise FairboundError("source has a header but no rows", param="source")
+        extra = f" ({'; '.join(reader.notes())})" if reader.notes() else ""
+        raise FairboundError(f"source has a header but no rows{extra}", param="source")
+    if stream is not None:
+        stream.check_positive_seen()
     res = mon.result()
     if fmt == "json":
-        typer.echo(json.dumps(res.to_dict(), indent=2))
+        out = res.to_dict()
+        out["malformed_rows"] = reader.malformed
+        out["unfinished_last_line"] = bool(reader.incomplete)
+        typer.echo(json.dumps(out, indent=2))
+        for note in reader.notes():
+            typer.echo(f"note: {note}", err=True)
         return
     final = res.final
     a, b = res.group_a, res.group_b
@@ -307,9 +464,20 @@ def monitor_command(
     else:
         typer.echo(f"no verdict yet after {final.n_a + final.n_b} rows of {a!r} and {b!r}; "
                    "keep annotating and run again on the grown file.")
+    for note in reader.notes():
+        typer.echo(f"note: {note}")
     typer.echo("These intervals are confidence sequences: all hold at once, so looking after "
                "every batch is allowed. Recomputing a fixed-n interval (e.g. Wald) after each "
                "batch is not.")
+
+
+def _cost_column(rows: list[dict], cost: str):
+    import numpy as np
+
+    try:
+        return np.array([float(r[cost]) if r[cost].strip() != "" else np.nan for r in rows])
+    except ValueError as exc:
+        raise FairboundError(f"column {cost!r} must hold numbers; {exc}", param="cost") from None
 
 
 def register(app: typer.Typer) -> None:

@@ -315,20 +315,33 @@ class Monitor:
                            high=float(high), verdict=verdict, stop=verdict != NO_EVIDENCE)
 
 
-def row_costs(label, prediction, *, metric: str, pos_label=1) -> np.ndarray:
-    """Per-row cost of a single-component metric for binary labels (NaN: row not counted).
+def row_costs(label, prediction, *, metric: str, pos_label=None, favourable: str = "positive",
+              setup=None) -> np.ndarray:
+    """Per-row cost of a single-component metric (NaN: row not counted).
 
-    Uses the metric registry's definitions (one one-hot confusion cell per row), so the
-    costs are exactly those an audit would count.
+    Labels and predictions are read exactly as :func:`fairbound.audit` reads them (see
+    :mod:`fairbound.labels`): 0/1 and True/False are binary with positive class 1; other
+    values need ``pos_label`` when there are two of them; a value set that does not match
+    (0/1 labels against raw scores, three labels against True/False) is an error.  The
+    costs come from the metric registry's definitions (one one-hot confusion cell per
+    row), so they are exactly those an audit would count.
 
     Parameters
     ----------
     label, prediction : array_like
-        True and predicted labels.
+        True and predicted labels; missing values (None, NaN, empty text) make the row
+        not counted, as an audit excludes them.
     metric : str
         A registered metric with one component (e.g. ``"equal_opportunity"``).
-    pos_label : object, default 1
-        The positive class; every other value is the negative class.
+    pos_label : object, optional
+        The positive class, as a value or as text (``"1"``, ``"yes"`` for ``True``).  For
+        multi-class labels, the class monitored one-vs-rest.
+    favourable : {'positive', 'negative'}, default 'positive'
+        Whether the positive prediction is the favourable outcome (as in
+        :func:`fairbound.audit`); ``"negative"`` when it harms (flagged, high risk).
+    setup : fairbound.labels.LabelSetup, optional
+        A fixed interpretation (e.g. one built from every value seen so far in a stream);
+        ``pos_label`` is then ignored.
 
     Returns
     -------
@@ -339,25 +352,64 @@ def row_costs(label, prediction, *, metric: str, pos_label=1) -> np.ndarray:
     --------
     >>> row_costs([1, 1, 0, 0], [1, 0, 1, 0], metric="equal_opportunity").tolist()
     [0.0, 1.0, nan, nan]
+    >>> row_costs(["yes", "no"], ["yes", "yes"], metric="accuracy_parity",
+    ...           pos_label="yes").tolist()
+    [0.0, 1.0]
     """
-    from fairbound.metrics import get_metric
+    from fairbound.labels import is_missing, label_setup
+    from fairbound.metrics import get_metric, oriented
 
     m = get_metric(metric)
     if len(m.components) != 1:
         raise FairboundError(
             f"metric must have one component to be monitored; got {m.name!r} with "
             f"{len(m.components)} (monitor its components one at a time)", param="metric")
-    comp = m.components[0]
-    y = np.asarray(label, dtype=object) == pos_label
-    yhat = np.asarray(prediction, dtype=object) == pos_label
-    if y.shape != yhat.shape:
-        raise FairboundError(f"label and prediction must have the same length; got "
-                             f"{y.shape[0]} and {yhat.shape[0]}", param="prediction")
-    conf = np.zeros((y.size, 1, 2, 2))
-    conf[np.arange(y.size), 0, y.astype(int), yhat.astype(int)] = 1.0
-    n, k = comp.counts(conf, 1)
-    n, k = n[:, 0], k[:, 0]
-    return np.where(n > 0, k, np.nan)
+    comp = oriented(m.components[0], favourable)
+    y = np.asarray(label, dtype=object)
+    yhat = np.asarray(prediction, dtype=object)
+    if y.shape != yhat.shape or y.ndim != 1:
+        raise FairboundError(f"label and prediction must be 1-D of the same length; got "
+                             f"{y.shape} and {yhat.shape}", param="prediction")
+    out = np.full(y.size, np.nan)
+    keep = np.array([not (is_missing(a) or is_missing(b)) for a, b in zip(y, yhat,
+                                                                          strict=True)],
+                    dtype=bool)
+    if not keep.any():
+        return out
+    if setup is None:
+        setup = label_setup(y[keep].tolist(), yhat[keep].tolist(), pos_label)
+    kk = 0
+    if comp.per_class:
+        if setup.positive is None:
+            raise FairboundError(
+                f"pos_label: the labels have classes {list(setup.classes)[:8]}; monitor one "
+                "class at a time with pos_label= / --pos-label", param="pos_label")
+        kk = setup.index(setup.positive)
+    cache: dict = {}
+
+    def index(v, role):
+        key = (role, type(v), v)
+        if key not in cache:
+            cache[key] = setup.index(v, role)
+        return cache[key]
+
+    cells: dict[tuple[int, int], list[int]] = {}
+    for i in np.flatnonzero(keep):
+        yi, pi = index(y[i], "label"), index(yhat[i], "prediction")
+        if yi is None or pi is None:
+            role, v = ("label", y[i]) if yi is None else ("prediction", yhat[i])
+            raise FairboundError(
+                f"{role}: value {v!r} is not one of the classes {list(setup.classes)[:8]}",
+                param=role)
+        cells.setdefault((yi, pi), []).append(i)
+    k = len(setup.classes)
+    conf = np.zeros((len(cells), 1, k, k))
+    for c, (yi, pi) in enumerate(cells):
+        conf[c, 0, yi, pi] = 1.0
+    n, cnt = comp.counts(conf, kk)
+    for c, rows in enumerate(cells.values()):
+        out[rows] = cnt[c, 0] if n[c, 0] > 0 else np.nan
+    return out
 
 
 def monitor(
