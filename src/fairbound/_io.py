@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import os
 import tempfile
+from collections.abc import Sequence
 from pathlib import Path
+
+from fairbound.errors import FairboundError
 
 
 def _umask() -> int:
@@ -34,3 +37,52 @@ def write_bytes_atomic(path, data: bytes) -> Path:
             os.unlink(tmp)
         raise
     return path
+
+
+def write_all_atomic(outputs: Sequence[tuple[str, object, bytes]]) -> list[Path]:
+    """Write several files all or none: ``(param, path, data)`` for each.
+
+    Every file is first written to a temporary file beside its target; only when all of them
+    are written are they renamed into place, so a failure (a folder where a file should go,
+    an unwritable folder, a full disk) leaves every target as it was.  Errors are one line
+    naming the option and the path.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> d = pathlib.Path(tempfile.mkdtemp())
+    >>> [p.name for p in write_all_atomic([("--json", d / "a.json", b"{}"),
+    ...                                    ("--html", d / "a.html", b"<p>")])]
+    ['a.json', 'a.html']
+    """
+    staged: list[tuple[str, Path, str]] = []
+    try:
+        for param, path, data in outputs:
+            path = Path(path)
+            if path.is_dir():
+                raise FairboundError(f"{param}: {str(path)!r} is a folder; give a file name",
+                                     param=param.lstrip("-"))
+            try:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.",
+                                           suffix=".tmp")
+                staged.append((param, path, tmp))
+                with os.fdopen(fd, "wb") as fh:
+                    fh.write(data)
+                os.chmod(tmp, 0o666 & ~_umask())
+            except OSError as exc:
+                raise FairboundError(f"{param}: cannot write {str(path)!r}: "
+                                     f"{exc.strerror or exc}", param=param.lstrip("-")) from None
+        done = []
+        for param, path, tmp in staged:
+            try:
+                os.replace(tmp, path)
+            except OSError as exc:
+                raise FairboundError(f"{param}: cannot write {str(path)!r}: "
+                                     f"{exc.strerror or exc}", param=param.lstrip("-")) from None
+            done.append(path)
+        return done
+    finally:
+        for _, _, tmp in staged:
+            if os.path.exists(tmp):
+                os.unlink(tmp)

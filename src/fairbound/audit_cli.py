@@ -11,7 +11,7 @@ from fairbound._render import check_format, console, fmt_int, fmt_num
 
 VERDICT_STYLE = {
     "A disadvantaged": "bold red", "B disadvantaged": "bold red", "unequal": "bold red",
-    "not enough evidence": "yellow", "not estimable": "dim",
+    "not enough evidence": "yellow", "not estimable": "dim", "no meaningful gap": "green",
 }
 
 
@@ -59,8 +59,18 @@ def print_audit(result, *, fmt: str = "table", reference_given: bool = True) -> 
     con.print(f"groups: {groups}")
     if picked:
         con.print(picked)
-    con.print(f"method: {d['method']} ({d['guarantee']}), confidence level "
-              f"{d['confidence_level']:.0%}, seed {d['seed']}; gap = rate_A - rate_B")
+    from fairbound.report.audit_report import (
+        error_control_sentence,
+        favourable_sentence,
+        tolerance_sentence,
+    )
+
+    con.print(f"method: {d['method']} ({d['guarantee']}), seed {d['seed']}; "
+              "gap = rate_A - rate_B")
+    con.print(error_control_sentence(d))
+    con.print(favourable_sentence(d))
+    if d.get("tolerance") is not None:
+        con.print(tolerance_sentence(d))
     table = Table(show_lines=False, header_style="bold")
     for col, just in (("metric", "left"), ("rate", "left"), ("A vs B", "left"), ("n_A", "right"),
                       ("n_B", "right"), ("rate A", "right"), ("rate B", "right"),
@@ -92,8 +102,9 @@ def print_audit(result, *, fmt: str = "table", reference_given: bool = True) -> 
              if c.note and c.component != "max"]
     for n in notes[:10]:
         con.print(f"[dim]note: {n}[/]")
-    con.print("[dim]n needed: total annotated examples (A + B) at which this method's interval "
-              "would exclude 0 if the observed gap were the true one.[/]")
+    con.print("[dim]n needed: total annotated examples (A + B, at the current group shares) at "
+              "which the interval, at the level shown, would exclude 0 if the observed gap were "
+              "the true one.[/]")
 
 
 def audit_command(
@@ -116,9 +127,23 @@ def audit_command(
              "names one)")] = "pairwise",
     reference: Annotated[str | None, typer.Option(
         help="Reference group (B side; implies vs-reference).")] = None,
-    method: Annotated[str, typer.Option(help="Interval method.")] = "betting",
+    method: Annotated[str, typer.Option(
+        help="Interval method (auto: exact for 0/1 costs, betting for fractional costs).")
+    ] = "auto",
     confidence: Annotated[float, typer.Option("--confidence-level", "--confidence",
                                               help="Confidence level in (0, 1).")] = 0.95,
+    error_control: Annotated[str, typer.Option(
+        "--error-control", help="family (every verdict of the audit holds jointly) | fdr "
+        "(Benjamini-Hochberg) | none (each comparison on its own)")] = "family",
+    favourable: Annotated[str, typer.Option(
+        "--favourable", help="positive (the positive prediction is favourable: hired, loan "
+        "granted) | negative (it harms: flagged, high risk)")] = "positive",
+    tolerance: Annotated[float | None, typer.Option(
+        help="Band on the rate scale: a gap whose interval lies within +/- this is 'no "
+             "meaningful gap'.")] = None,
+    max_comparisons: Annotated[int, typer.Option(
+        "--max-comparisons", help="Refuse audits with more comparisons than this.")
+    ] = 10_000,
     pos_label: Annotated[str | None, typer.Option(
         "--pos-label", help="Positive class as the label column holds it (1, true, yes, "
         "High); default 1/True for 0/1 and True/False labels.")] = None,
@@ -150,18 +175,26 @@ def audit_command(
             data, group=group, label=label, prediction=pred, metrics=metric or None,
             cost=cost, cost_max=cost_max, comparison=comparison, reference=reference,
             method=method, confidence_level=confidence, pos_label=pos_label, seed=seed,
-            where=where, engine=engine, **_method_options(gamma, variance),
+            where=where, engine=engine, error_control=error_control, favourable=favourable,
+            tolerance=tolerance, max_comparisons=max_comparisons,
+            **_method_options(gamma, variance),
         )
+    # render every output first, then write them all or none
+    outputs = []
     if json_out is not None:
-        result.to_json(json_out)
+        outputs.append(("--json", json_out, result.to_json().encode("utf-8")))
     if html_out is not None:
-        from fairbound.report import write_audit_report
+        from fairbound.report import render_audit_report
 
-        write_audit_report([result], html_out)
+        outputs.append(("--html", html_out, render_audit_report([result]).encode("utf-8")))
     if markdown_out is not None:
-        from fairbound.report import write_markdown
+        from fairbound.report import to_markdown
 
-        write_markdown(result, markdown_out)
+        outputs.append(("--markdown", markdown_out, to_markdown(result).encode("utf-8")))
+    if outputs:
+        from fairbound._io import write_all_atomic
+
+        write_all_atomic(outputs)
     print_audit(result, fmt=fmt, reference_given=reference is not None)
 
 

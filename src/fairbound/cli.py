@@ -129,13 +129,28 @@ def _register_plugins() -> None:
         module.register(app)
 
 
+
+
+def _version(value: bool) -> None:
+    if value:
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            typer.echo(f"fairbound {version('fairbound')}")
+        except PackageNotFoundError:  # pragma: no cover
+            typer.echo("fairbound (not installed)")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: bool = typer.Option(False, "--version", callback=_version, is_eager=True,
+                                 help="Print the version and exit."),
+) -> None:
+    """Is this classifier actually biased? Fairness gaps with confidence intervals."""
+
+
 _register_plugins()
-
-
-def fail(message: str, code: int = 2) -> None:
-    """Print one error line to standard error and exit with ``code``."""
-    typer.echo(f"error: {message}", err=True)
-    raise typer.Exit(code)
 
 
 def main(argv: list[str] | None = None) -> int:

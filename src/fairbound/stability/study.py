@@ -30,7 +30,7 @@ import numpy as np
 import pandas as pd
 
 from fairbound.errors import FairboundError, SmallGroupWarning
-from fairbound.stability.sampling import Split, check_sizes, draw_split
+from fairbound.stability.sampling import check_sizes, draw_split
 from fairbound.stability.trainers import Trainer
 
 #: Metrics of the paper: GP, TPR and PP per class (one-vs-rest).
@@ -793,24 +793,3 @@ def _check_study(data, label, group, trainer, sizes, n_repeats, test_size, test_
         n_repeats=int(n_repeats),
     )
     return cfg, pool, test_data, conditions, backend
-
-
-def splits_of(result: StudyResult, data: pd.DataFrame) -> list[Split]:
-    """Recreate the draws of a finished study from its configuration and data.
-
-    Parameters
-    ----------
-    result : StudyResult
-        The study.
-    data : pandas.DataFrame
-        The pool the study sampled from.
-
-    Returns
-    -------
-    list of Split
-    """
-    cfg = result.config
-    pool = data[data[cfg.group].notna() & data[cfg.label].notna()].reset_index(drop=True)
-    codes = pool.groupby(list(cfg.stratify), sort=True, dropna=False).ngroup().to_numpy()
-    return [draw_split(codes, n, repeat=r, seed=cfg.seed, test_size=cfg.test_size)
-            for n in cfg.sizes for r in range(cfg.n_repeats)]

@@ -79,7 +79,7 @@ def required_n(bias: float, *, variance: float, M: float, confidence_level: floa
     Examples
     --------
     >>> round(required_n(0.05, variance=4.0, M=2.0, confidence_level=0.95), 1)
-    11902.7
+    11902.8
     """
     L = _log_term(confidence_level)
     return (2.0 * variance + (2.0 * M / 3.0) * bias) * L / (bias * bias)
