@@ -69,7 +69,7 @@ def write_audit_outputs(results: dict, folder: Path, title: str) -> list[str]:
         d = res.to_dict()
         order = sorted(d["comparisons"], key=lambda c: c["verdict"] in (
             "not enough evidence", "not estimable"))  # verdicts first, as in summary()
-        lines += [f"- {comparison_sentence(c, pair=True)}" for c in order]
+        lines += [f"- {comparison_sentence(c, result=d)}" for c in order]
         lines.append("")
     (folder / "audit.md").write_text(
         "\n".join(to_markdown(r) for r in results.values()), encoding="utf-8")

@@ -507,9 +507,12 @@ class AuditResult:
 
     def summary(self) -> list[str]:
         """Plain-language sentences, biased comparisons first."""
+        from fairbound.report.audit_report import comparison_sentence, sentence_context
+
         order = sorted(self.comparisons, key=lambda c: (c.verdict in (NO_EVIDENCE,
                                                                       NOT_ESTIMABLE),))
-        return [c.summary() for c in order]
+        ctx = sentence_context(self)  # column names, positive class, favourable outcome
+        return [comparison_sentence(c.to_dict(), result=ctx) for c in order]
 
     def plot(self, kind: str = "forest", **options):
         """Draw a figure of this audit (needs matplotlib: ``pip install "fairbound[plot]"``).

@@ -30,8 +30,10 @@ VERDICT_COLOURS = {
     "B disadvantaged": "#b2182b",
     "unequal": "#b2182b",
     "not enough evidence": "#4d4d4d",
+    "no meaningful gap": "#2166ac",
     "not estimable": "#bababa",
 }
+NO_GAP = "no meaningful gap"
 ACCENT = "#2166ac"
 
 
@@ -146,6 +148,29 @@ def audit_dict(result) -> dict:
     return result
 
 
+def interval_level(d: dict) -> float:
+    """The level every interval of the audit is at, or NaN when they differ.
+
+    Examples
+    --------
+    >>> interval_level({"confidence_level": 0.95, "comparisons": [
+    ...     {"component": "tpr", "interval_level": 0.99, "verdict": "not enough evidence"}]})
+    0.99
+    """
+    levels = {round(_num(c.get("interval_level", c.get("confidence_level"))), 12)
+              for c in d["comparisons"]
+              if c["component"] != "max" and c["verdict"] != "not estimable"}
+    if not levels:
+        return _num(d.get("confidence_level"))
+    return levels.pop() if len(levels) == 1 else math.nan
+
+
+def _level_text(x: float) -> str:
+    from fairbound.report._common import fmt_level
+
+    return fmt_level(x)
+
+
 def _pyplot():
     return require("matplotlib.pyplot", "plot")
 
@@ -201,11 +226,13 @@ def plot_forest(result, *, ax=None, max_rows: int | None = None):
 
     Notes
     -----
-    Gaps are on the rate scale, ``rate_A - rate_B`` (TPR, selection rate, ...), with the
-    audit's interval (Bonferroni-adjusted within a metric's components).  The ``max |gap|``
-    rows of multi-part metrics (equalized odds) show the interval for the largest absolute
-    gap as hollow diamonds.  Filled markers: the interval excludes 0 (a verdict); hollow
-    circles: not enough evidence; no marker: not estimable.
+    Gaps are on the rate scale, ``rate_A - rate_B`` (TPR, selection rate, ...), with each
+    comparison's own interval at its ``interval_level`` (named on the x axis; under
+    ``error_control="family"`` the family-wise level too).  With a tolerance the band
+    ``+/- tolerance`` is shaded and "no meaningful gap" verdicts are filled squares.  The
+    ``max |gap|`` rows of multi-part metrics (equalized odds) show the interval for the
+    largest absolute gap as hollow diamonds.  Filled markers: the interval excludes 0 (a
+    verdict); hollow circles: not enough evidence; no marker: not estimable.
 
     Examples
     --------
@@ -242,13 +269,17 @@ def plot_forest(result, *, ax=None, max_rows: int | None = None):
         if math.isfinite(lo) and math.isfinite(hi):
             ax.plot([lo, hi], [y, y], color=colour, lw=1.6, solid_capstyle="butt")
         if math.isfinite(est):
-            ax.plot([est], [y], marker="D" if is_max else "o", ms=5, color=colour,
+            marker = "D" if is_max else ("s" if c["verdict"] == NO_GAP else "o")
+            ax.plot([est], [y], marker=marker, ms=5, color=colour,
                     mfc=colour if (verdict and not is_max) else "white", mew=1.3)
         rate = "max |gap|" if is_max else c["rate"]
         if c.get("class") is not None:
             rate = f"{rate}, k={c['class']}"
         labels.append(text_safe(f"{_pair(c)}  ({rate})"))
     ax.axvline(0.0, color="black", lw=0.8)
+    tol = _num(d.get("tolerance"))
+    if math.isfinite(tol):
+        ax.axvspan(-tol, tol, color=VERDICT_COLOURS[NO_GAP], alpha=0.08, lw=0)
     ax.set_yticks(range(len(comps)))
     ax.set_yticklabels(labels[::-1], fontsize=7.5)
     ax.set_ylim(-0.7, len(comps) - 0.3)
@@ -264,8 +295,16 @@ def plot_forest(result, *, ax=None, max_rows: int | None = None):
             ax.axhline(len(comps) - first - 0.5, color="#cccccc", lw=0.6)
         ax.text(1.01, len(comps) - 1 - (first + last) / 2, text_safe(metric), transform=side,
                 fontsize=7.5, va="center", ha="left", color="#333333")
-    level = _num(d.get("confidence_level"))
-    ax.set_xlabel(f"gap = rate(A) - rate(B), with {level:.0%} interval", fontsize=8.5)
+    il = interval_level(d)
+    if math.isfinite(il):
+        what = f"{_level_text(il)} intervals"
+        control = d.get("error_control")
+        if control in ("family", "fdr") and abs(il - _num(d.get("confidence_level"))) > 1e-12:
+            what += (f" (family-wise {_level_text(_num(d['confidence_level']))})"
+                     if control == "family" else " (false-coverage-rate adjusted)")
+    else:
+        what = "intervals at the levels in the table"
+    ax.set_xlabel(f"gap = rate(A) - rate(B), with {what}", fontsize=8.5)
     ax.grid(True, axis="x", alpha=0.3)
     _style(ax)
     _tight(fig)
@@ -461,7 +500,10 @@ def plot_sample_size(result, *, ax=None):
         fig, ax = plt.subplots(figsize=(7.5, 4.8))
     else:
         fig = ax.figure
-    level = _num(d.get("confidence_level"))
+    level = interval_level(d)  # the level the "n needed" figures are planned at
+    if not math.isfinite(level):
+        level = _num(d.get("confidence_level"))
+    level = level if 0 < level < 1 else 0.95
     pts = []
     for c in d["comparisons"]:
         g, need = _num(c.get("rate_gap")), _num(c.get("required_n"))
@@ -469,8 +511,11 @@ def plot_sample_size(result, *, ax=None):
             continue
         pts.append((abs(g), need, _num(c["n_a"]) + _num(c["n_b"]), c["verdict"]))
     top = max([p[0] for p in pts], default=0.3)
-    grid = [x for x in (0.01 * 1.08 ** i for i in range(80)) if x <= max(top * 1.15, 0.05)]
-    curve = plan_curve(grid, confidence_level=level if 0 < level < 1 else 0.95)
+    # gaps live on the rate scale, at most 1: the Bernstein curve is drawn up to there (a
+    # group whose rate is 1 gives a gap near 1, and the bound is not defined above it)
+    grid = [x for x in (0.01 * 1.08 ** i for i in range(80))
+            if x <= min(max(top * 1.15, 0.05), 1.0)]
+    curve = plan_curve(grid, confidence_level=level)
     ax.plot(curve["bias"], curve["n"], "-", color="#999999", lw=1.2,
             label="Bernstein bound, balanced groups, worst-case variance")
     for gap, need, now, verdict in pts:
@@ -482,9 +527,11 @@ def plot_sample_size(result, *, ax=None):
     if n_total > 0:
         ax.axhline(n_total, color=ACCENT, lw=1, ls="--",
                    label=f"annotated rows in this audit: {n_total:,}")
-        at = plan_bbu(n=n_total, confidence_level=level if 0 < level < 1 else 0.95)
-        ax.plot([at.bias], [n_total], "s", color=ACCENT, ms=5,
-                label=f"Bernstein: smallest claimable gap at this n = {at.bias_rounded_up:.4f}")
+        at = plan_bbu(n=n_total, confidence_level=level)
+        if at.bias <= 1.0:
+            ax.plot([at.bias], [n_total], "s", color=ACCENT, ms=5,
+                    label=f"Bernstein: smallest claimable gap at this n = "
+                          f"{at.bias_rounded_up:.4f}")
     ax.plot([], [], "o", color="#4d4d4d", label="n needed at the observed gap (audit method)")
     ax.plot([], [], "o", color="#4d4d4d", mfc="white", label="n compared now (A + B)")
     ax.set_yscale("log")
@@ -600,7 +647,8 @@ def plot_comparison(comparison, *, confidence_level: float | None = None):
     right.set_yticks([])
     right.set_ylim(-1, 1)
     right.set_title(text_safe(f"gap A - B: {c['verdict']}"), fontsize=9, loc="left")
-    right.set_xlabel(f"{c['confidence_level']:.0%} interval ({c['method']})", fontsize=8)
+    il = _num(c.get("interval_level", c["confidence_level"]))
+    right.set_xlabel(f"{_level_text(il)} interval ({c['method']})", fontsize=8)
     for ax in (left, right):
         ax.grid(True, axis="x", alpha=0.3)
         _style(ax)

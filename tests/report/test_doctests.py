@@ -10,7 +10,7 @@ import pytest
 
 MODULES = ["fairbound.plotting", "fairbound.report.audit_report", "fairbound.report.markdown",
            "fairbound.report.plan_report", "fairbound.report.schema",
-           "fairbound.report.nli_report"]
+           "fairbound.report.nli_report", "fairbound.report._common"]
 
 
 @pytest.mark.parametrize("name", MODULES)

@@ -74,13 +74,17 @@ def test_report_has_what_was_audited(adult_audits, two_audits_html):
 def test_summary_sentences_match_the_core(adult_audits, two_audits_html):
     text = " ".join(" ".join(Page(two_audits_html).text).split())
     for res in adult_audits:
-        for c in res.comparisons:
-            mine = comparison_sentence(c.to_dict())
-            if "about 0 more annotated" in c.summary():
-                assert "are already there" in mine
-            else:
-                assert mine == c.summary()
+        d = res.to_dict()
+        for c, cd in zip(res.comparisons, d["comparisons"], strict=True):
+            # the report's sentence uses the audit's columns and favourable side
+            mine = comparison_sentence(cd, result=d)
             assert mine in text
+            assert comparison_sentence(cd, result=res) == mine  # live result: same words
+            # without the audit, Comparison.summary() reads the same verdict with generic words
+            bare = comparison_sentence(cd)
+            assert bare == c.summary()
+            assert bare.split(":")[0] == mine.split(":")[0]
+            assert "about 0 more" not in mine
 
 
 def test_every_comparison_is_in_the_table(adult_audits, two_audits_html):
@@ -226,7 +230,8 @@ def test_sentence_when_the_planned_n_is_already_reached(adult_audits):
              required_n=c["n_a"] + c["n_b"] - 5)
     s = comparison_sentence(c)
     assert "about 0 more" not in s
-    assert f"the {c['required_n']:,} examples this method plans for" in s
+    # never a number below what is already there (an old file may hold one)
+    assert f"{c['required_n']:,}" not in s and "edge of what these data can resolve" in s
     c["required_n"] = c["n_a"] + c["n_b"] + 1000
     assert "about 1,000 more annotated examples" in comparison_sentence(c)
 

@@ -6,6 +6,7 @@ import pytest
 
 from fairbound.errors import FairboundError
 from fairbound.report import to_markdown, write_markdown
+from fairbound.report._common import fmt_level
 from fairbound.report.markdown import md_escape
 
 from .conftest import XSS
@@ -20,7 +21,7 @@ def test_table_has_every_comparison(adult_audits):
     findings = [ln for ln in md.splitlines() if ln.startswith("- ") and "**" not in ln]
     assert len(findings) == len(res.comparisons)
     for r in rows[1:]:
-        assert r.count(" | ") == 11  # 12 cells
+        assert r.count(" | ") == 12  # 13 cells (with the interval's level)
 
 
 def test_numbers_match_the_result(adult_audits):
@@ -28,7 +29,7 @@ def test_numbers_match_the_result(adult_audits):
     md = to_markdown(res)
     c = next(c for c in res.comparisons if c.metric == "equal_opportunity")
     g, lo, hi = c.rate_gap
-    assert f"| {g:+.3f} | [{lo:+.3f}, {hi:+.3f}] |" in md
+    assert f"| {g:+.3f} | [{lo:+.3f}, {hi:+.3f}] | {fmt_level(c.interval_level)} |" in md
     assert f"{c.a.n:,}" in md
 
 
@@ -39,7 +40,7 @@ def test_hostile_names_stay_text(hostile_audit):
     # a '|' in a group name must not add table cells
     rows = [ln for ln in md.splitlines() if ln.startswith("| ") and "---" not in ln]
     for r in rows:
-        assert r.replace("\\|", "").count(" | ") == 11
+        assert r.replace("\\|", "").count(" | ") == 12
 
 
 def test_escape_rules():

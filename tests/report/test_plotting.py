@@ -207,3 +207,30 @@ def test_comparison_plot(adult_audits):
         mx.plot()
     with pytest.raises(FairboundError, match="comparison must be a Comparison"):
         plotting.plot_comparison(3)
+
+
+def test_forest_labels_the_interval_level_and_draws_the_tolerance_band(adult_rule):
+    import warnings
+
+    from fairbound import audit
+    from fairbound.report._common import fmt_level
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = audit(adult_rule, group="sex", label="income", prediction="prediction",
+                    metrics=["equal_opportunity", "accuracy_parity"], tolerance=0.2,
+                    method="newcombe")
+    each = fmt_level(res.comparisons[0].interval_level)
+    fig = plotting.plot_forest(res)
+    ax = fig.axes[0]
+    assert ax.get_xlabel() == f"gap = rate(A) - rate(B), with {each} intervals (family-wise 95%)"
+    xs = [v for p in ax.patches  # the band: a Rectangle or a Polygon, by matplotlib version
+          for v in ([p.get_x()] if hasattr(p, "get_x") else np.asarray(p.get_xy())[:, 0])]
+    assert np.isclose(min(xs), -0.2)
+    no_gap = [c for c in res.comparisons if c.verdict == "no meaningful gap"]
+    assert no_gap and sum(ln.get_marker() == "s" for ln in ax.get_lines()) == len(no_gap)
+    c = res.comparisons[0]
+    assert c.plot().axes[1].get_xlabel() == f"{each} interval ({c.method})"
+    none = res.recompute(error_control="none")
+    assert plotting.plot_forest(none).axes[0].get_xlabel() == \
+        "gap = rate(A) - rate(B), with 95% intervals"

@@ -61,6 +61,14 @@ def _mutations(d):
     yield "bool seed", lambda x: x.__setitem__("seed", True)
     yield "bad comparison", lambda x: x.__setitem__("comparison", "all")
     yield "group object", lambda x: x["groups"][0].__setitem__("group", {"a": 1})
+    yield "bad error control", lambda x: x.__setitem__("error_control", "holm")
+    yield "missing error control", lambda x: x.pop("error_control")
+    yield "negative n_tests", lambda x: x.__setitem__("n_tests", -1)
+    yield "bad favourable", lambda x: x.__setitem__("favourable", "harmful")
+    yield "tolerance 0", lambda x: x.__setitem__("tolerance", 0)
+    yield "comparison tolerance 1", lambda x: x["comparisons"][0].__setitem__("tolerance", 1)
+    yield "negative parity n", lambda x: x["comparisons"][0].__setitem__("required_n_parity",
+                                                                          -3)
 
 
 @pytest.mark.parametrize("name", [n for n, _ in _mutations({})])
@@ -99,3 +107,27 @@ def test_non_strict_accepts_extra_keys_only(adult_audits):
     d["comparisons"][0]["verdict"] = "biased"
     with pytest.raises(FairboundError, match="verdict"):
         validate_audit_json(d, strict=False)
+
+
+def test_new_keys_of_honest_verdicts_validate(adult_rule):
+    """error_control, n_tests, favourable, tolerance; per comparison tolerance,
+    required_n_parity and the "no meaningful gap" verdict."""
+    import warnings
+
+    from fairbound import audit
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = audit(adult_rule, group="sex", label="income", prediction="prediction",
+                    metrics=["equal_opportunity", "accuracy_parity", "false_negative_rate"],
+                    favourable="negative", tolerance=0.2, error_control="fdr",
+                    method="newcombe")  # fast planner for the parity sample sizes
+    d = json.loads(res.to_json())
+    _validator().validate(d)
+    assert validate_audit_json(d) is d
+    assert (d["error_control"], d["favourable"], d["tolerance"]) == ("fdr", "negative", 0.2)
+    assert d["n_tests"] == len([c for c in d["comparisons"] if c["component"] != "max"])
+    assert "no meaningful gap" in {c["verdict"] for c in d["comparisons"]}
+    assert "no meaningful gap" in audit_schema()["$defs"]["comparison"]["properties"][
+        "verdict"]["enum"]
+    assert all(c["tolerance"] == 0.2 for c in d["comparisons"])

@@ -112,6 +112,36 @@ def num(x) -> float:
         return math.nan
 
 
+def fmt_level(level) -> str:
+    """A confidence level as a percentage with the digits that tell it apart.
+
+    Exact when a few digits suffice (``97.5%``, ``98.75%``); otherwise cut, never rounded
+    up, so a level is not shown higher than it is.
+
+    Examples
+    --------
+    >>> fmt_level(0.95), fmt_level(1 - 0.05 / 30), fmt_level(0.9875), fmt_level(1 - 0.05 / 3000)
+    ('95%', '99.83%', '98.75%', '99.9983%')
+    """
+    v = num(level)
+    if not math.isfinite(v):
+        return "-"
+    a = 1.0 - v
+    if a <= 0:
+        return "100%"
+    pct = v * 100
+    d0 = max(0, math.ceil(-math.log10(a * 100)) + 1)
+    for d in range(d0, d0 + 3):
+        text = f"{pct:.{d}f}"
+        if abs(float(text) - pct) < 1e-9:
+            break
+    else:
+        text = f"{math.floor(pct * 10 ** d0 + 1e-9) / 10 ** d0:.{d0}f}"
+    if "." in text:
+        text = text.rstrip("0").rstrip(".")
+    return text + "%"
+
+
 def fnum(x, digits: int = 3, *, signed: bool = False) -> str:
     """Format a number for a table cell (``-`` for NaN, ``inf`` kept)."""
     v = num(x)
@@ -119,6 +149,8 @@ def fnum(x, digits: int = 3, *, signed: bool = False) -> str:
         return "-"
     if math.isinf(v):
         return "inf" if v > 0 else "-inf"
+    if round(v, digits) == 0:
+        v = 0.0  # no "-0.000"
     return f"{v:+.{digits}f}" if signed else f"{v:.{digits}f}"
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 from pathlib import Path
 
 from fairbound.errors import FairboundError
@@ -13,6 +14,7 @@ from fairbound.report._common import (
     check_title,
     fci,
     fint,
+    fmt_level,
     fnum,
     have_matplotlib,
     num,
@@ -65,21 +67,293 @@ def _v(x) -> str:
     return "missing" if x is None else str(x)
 
 
-def comparison_sentence(c: dict, *, pair: bool = False) -> str:
+# ----------------------------------------------------------------------------- wording
+
+#: Verdicts whose sentence names a group that bears the cost.
+DISADVANTAGED = ("A disadvantaged", "B disadvantaged")
+NO_GAP = "no meaningful gap"
+SMALL_SHARE = 0.2  # below this share of a comparison (or SMALL_GROUP rows) a group is "tiny"
+SMALL_GROUP = 30
+_UNKNOWN = object()
+_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_COND = re.compile(r"\b(y_hat|y)\s*(!=|=)\s*\{k\}")
+
+
+def _get(result, key, default=None):
+    if result is None:
+        return default
+    if isinstance(result, dict):
+        return result.get(key, default)
+    return getattr(result, key, default)
+
+
+def sentence_context(result=None) -> dict:
+    """What a sentence needs from the whole audit: columns, positive class, favourable side.
+
+    Parameters
+    ----------
+    result : AuditResult, dict or None
+        The audit (live or its ``"fairbound.audit/1"`` dictionary).  ``None`` gives an
+        empty context: sentences then use generic words ("label", "prediction") and read
+        the favourable side off the verdict.
+
+    Returns
+    -------
+    dict
+    """
+    if result is None:
+        return {"known": False}
+    cols = _get(result, "columns") or {}
+    positive = _get(result, "positive")
+    task = _get(result, "task")
+    return {
+        "known": True,
+        "label": cols.get("label"), "prediction": cols.get("prediction"),
+        "cost": cols.get("cost"),
+        "positive": positive if (positive is not None or task == "binary") else _UNKNOWN,
+        "task": task,
+        "favourable": _get(result, "favourable", "positive"),
+        "comparison": _get(result, "comparison"),
+    }
+
+
+def _ctx_of(result) -> dict:
+    if isinstance(result, dict) and "known" in result:
+        return result  # already a context
+    return sentence_context(result)
+
+
+def _is_column(name: str) -> bool:
+    return bool(_IDENT.fullmatch(name))
+
+
+def _cond(col, k, negate: bool, role: str) -> str:
+    """``two_year_recid != 1``, ``score >= 0.5``, ``not (score >= 0.5)``, ``a positive label``."""
+    if k is _UNKNOWN:
+        if role == "prediction":
+            return "a positive prediction"
+        return f"a {'negative' if negate else 'positive'} label"
+    col = col or role
+    if _is_column(col):
+        return f"{col} {'!=' if negate else '='} {_v(k)}"
+    if k is True or (not isinstance(k, str) and k == 1):  # a 0/1 expression: its truth
+        return f"not ({col})" if negate else col
+    return f"({col}) {'!=' if negate else '='} {_v(k)}"
+
+
+def _k(c: dict, ctx: dict):
+    if c.get("class") is not None:
+        return c["class"]
+    return ctx.get("positive", _UNKNOWN) if ctx.get("known") else _UNKNOWN
+
+
+def _component(c: dict):
+    from fairbound.metrics import get_metric
+
+    try:
+        comps = get_metric(c["metric"]).components
+    except FairboundError:  # a metric of another fairbound version
+        return None
+    return next((p for p in comps if p.name == c["component"]), None)
+
+
+def rows_phrase(c: dict, result=None) -> str:
+    """The rows a comparison's rate is computed on, in the audit's own column names.
+
+    Built from the metric component's denominator text (``"rows with y != {k}"``), with
+    ``y`` / ``y_hat`` replaced by the label / prediction column and ``k`` by the class.
+
+    Examples
+    --------
+    >>> c = {"metric": "false_positive_rate", "component": "fpr", "class": None}
+    >>> rows_phrase(c, {"columns": {"label": "two_year_recid", "prediction": "p"},
+    ...                 "positive": 1, "task": "binary"})
+    'rows with two_year_recid != 1'
+    """
+    ctx = _ctx_of(result)
+    comp = _component(c)
+    if comp is None:
+        return "rows"
+    k = _k(c, ctx)
+    text = comp.denominator
+    exprs = []
+
+    def sub(m):
+        role = "prediction" if m.group(1) == "y_hat" else "label"
+        col = ctx.get(role) if ctx.get("known") else None
+        out = _cond(col, k, m.group(2) == "!=", role)
+        if k is not _UNKNOWN and col and not _is_column(col):
+            exprs.append(out)
+        return out
+
+    text = _COND.sub(sub, text)
+    if exprs and text.startswith("rows with "):
+        text = "rows where " + text[len("rows with "):]
+    return text
+
+
+def positive_phrase(c: dict | None, result=None) -> str:
+    """``predicted positive (score_text != 'Low')``: the positive prediction in words."""
+    ctx = _ctx_of(result)
+    k = _k(c or {}, ctx)
+    col = ctx.get("prediction") if ctx.get("known") else None
+    if k is _UNKNOWN:
+        return "predicted positive"
+    return f"predicted positive ({_cond(col, k, False, 'prediction')})"
+
+
+def _pct(x) -> str:
+    v = num(x)
+    return "-" if not math.isfinite(v) else f"{v:.1%}"
+
+
+def _rate_text(c: dict, x) -> str:
+    return fnum(x) if c["component"] == "cost" else _pct(x)
+
+
+def _group(x, ctx) -> str:
+    if x == "rest" and ctx.get("comparison") == "vs-rest":
+        return "the rest (all other groups)"
+    return _v(x)
+
+
+def comparison_level(c: dict) -> float:
+    """The level the comparison's own interval is at (joint level for ``max`` rows)."""
+    il = num(c.get("interval_level", c.get("confidence_level")))
+    if c.get("component") == "max":
+        from fairbound.metrics import get_metric
+
+        try:
+            k = len(get_metric(c["metric"]).components)
+        except FairboundError:
+            k = 2
+        il = max(1.0 - k * (1.0 - il), 0.0)
+    return il
+
+
+def _ci(lo, hi) -> str:
+    return f"[{fnum(lo, signed=True)}, {fnum(hi, signed=True)}]"
+
+
+def _favourable(c: dict, ctx: dict, more_event: bool | None) -> str | None:
+    """'positive' / 'negative' from the audit, or read off a verdict's direction."""
+    if ctx.get("known") and ctx.get("favourable") in ("positive", "negative"):
+        return ctx["favourable"]
+    if more_event is None:
+        return None
+    # the registry turns costs round for a harmful positive class, so the group that bears
+    # the cost gets the positive prediction more often exactly when it is harmful
+    return "negative" if more_event else "positive"
+
+
+def _verdict_sentence(c: dict, ctx: dict, label: str, lvl: str) -> str:
+    a_side = c["verdict"] == "A disadvantaged"
+    dis, oth = ("a", "b") if a_side else ("b", "a")
+    g_dis, g_oth = _group(c[f"group_{dis}"], ctx), _group(c[f"group_{oth}"], ctx)
+    r_dis, r_oth = num(c[f"rate_{dis}"]), num(c[f"rate_{oth}"])
+    if a_side:
+        diff, lo, hi = num(c["rate_gap"]), num(c["rate_gap_low"]), num(c["rate_gap_high"])
+    else:
+        diff, lo, hi = -num(c["rate_gap"]), -num(c["rate_gap_high"]), -num(c["rate_gap_low"])
+    numbers = (f"{c['rate']} {_rate_text(c, r_dis)} vs {_rate_text(c, r_oth)} for {g_oth} "
+               f"(difference {fnum(diff, signed=True)}, {lvl} CI {_ci(lo, hi)})")
+    head = f"{g_dis} is disadvantaged on {label}: "
+    comp, rows = c["component"], rows_phrase(c, ctx)
+    its = "its rows" if rows == "all rows" else f"its {rows}"
+    if comp in ("selection_rate", "tpr", "fpr", "fnr"):
+        # share predicted positive: the rate itself, or 1 - FNR
+        p_dis, p_oth = (r_dis, r_oth) if comp != "fnr" else (1 - r_dis, 1 - r_oth)
+        more = p_dis > p_oth
+        fav = _favourable(c, ctx, more)
+        side = {"negative": ", the harmful outcome", "positive": ", the favourable outcome"}
+        body = (f"{its} are {'more' if more else 'less'} often {positive_phrase(c, ctx)}"
+                f"{side.get(fav, '')}: {numbers}")
+    elif comp == "precision":
+        fav = _favourable(c, ctx, r_dis < r_oth)
+        k = _k(c, ctx)
+        truth = "" if k is _UNKNOWN else " (" + _cond(
+            ctx.get("label") if ctx.get("known") else None, k, False, "label") + ")"
+        # the rows are the component's denominator: those predicted positive
+        pred = f"its rows {positive_phrase(c, ctx)}"
+        if fav == "negative":
+            body = (f"{pred}, the harmful outcome, are "
+                    f"{'less' if r_dis < r_oth else 'more'} often truly positive{truth}, "
+                    f"so the harmful prediction is more often wrong for {g_dis}: {numbers}")
+        else:
+            body = (f"{pred}, the favourable outcome, are "
+                    f"{'more' if r_dis > r_oth else 'less'} often truly positive{truth}, "
+                    f"so {g_dis} is held to a stricter standard to get it: {numbers}")
+    elif comp == "accuracy":
+        body = f"{its} are less often predicted correctly: {numbers}"
+    elif comp == "cost":
+        col = ctx.get("cost") if ctx.get("known") else None
+        body = f"{its} bear a higher mean cost{f' ({col})' if col else ''}: {numbers}"
+    else:
+        body = numbers
+    tol = num(c.get("tolerance"))
+    if math.isfinite(tol) and -tol < lo and hi < tol:
+        body += (f"; the whole interval lies within +/-{tol:g}, so the gap, though real, is "
+                 "smaller than the tolerance")
+    return head + body + "."
+
+
+def _need_clause(c: dict, ctx: dict) -> str:
+    need = num(c.get("required_n"))
+    na, nb = num(c.get("n_a")), num(c.get("n_b"))
+    total = (na if math.isfinite(na) else 0) + (nb if math.isfinite(nb) else 0)
+    if math.isfinite(need):
+        if need <= total:  # never a number below what is already there
+            return ("; the observed gap is at the edge of what these data can resolve (the "
+                    "method's plan at this gap is already met)")
+        out = (f"; about {math.ceil(need - total):,.0f} more annotated examples would be "
+               "needed at the observed gap")
+        if math.isfinite(na) and math.isfinite(nb) and total > 0:
+            side = "a" if na <= nb else "b"
+            n_s = na if side == "a" else nb
+            if n_s / total < SMALL_SHARE or n_s < SMALL_GROUP:
+                extra = math.ceil(need * n_s / total - n_s)
+                out += (f" (about {extra:,.0f} more in group "
+                        f"{_group(c[f'group_{side}'], ctx)} at the current shares)")
+        return out
+    if c.get("required_n") is None and num(c.get("rate_gap")) == 0:
+        return "; the observed gap is 0, so no sample size would show a gap"
+    return ""  # no planned n (NaN): no number
+
+
+def _parity_clause(c: dict) -> str:
+    tol = num(c.get("tolerance"))
+    if not math.isfinite(tol):
+        return ""
+    parity = num(c.get("required_n_parity"))
+    if math.isfinite(parity):
+        return (f"; about {parity:,.0f} examples in all would show parity (a gap within "
+                f"+/-{tol:g}) if the observed gap were the truth")
+    if abs(num(c.get("rate_gap"))) >= tol:
+        return (f"; no sample size can show parity: the observed gap is outside the "
+                f"+/-{tol:g} band")
+    return ""
+
+
+def comparison_sentence(c: dict, *, pair: bool = False, result=None) -> str:
     """One plain-language sentence for a comparison of an audit's JSON.
 
     The wording is that of :meth:`fairbound.audit.Comparison.summary`, so a report rendered
-    from a saved JSON file reads exactly like one rendered from the live result; only where
-    the method's planned n is already reached without a verdict does it explain that instead
-    of "about 0 more annotated examples".
+    from a saved JSON file reads exactly like one rendered from the live result.  A verdict
+    names the group that bears the cost and says how: which rows (the metric's denominator,
+    in the audit's column names), whether they get the positive prediction more or less
+    often, and whether that prediction is favourable or harmful.  Each interval is labelled
+    with the level it is at (``interval_level``).
 
     Parameters
     ----------
     c : dict
         One entry of the ``"comparisons"`` list of a ``"fairbound.audit/1"`` dictionary.
     pair : bool
-        Append the two groups compared to verdict sentences (which name only the
-        disadvantaged group), for lists that mix several pairs.
+        Kept for compatibility: verdict sentences now always name both groups.
+    result : AuditResult or dict, optional
+        The whole audit (or :func:`sentence_context` of it): gives the label and prediction
+        columns, the positive class and the favourable side.  Without it the sentence uses
+        generic words and reads the favourable side off the verdict.
 
     Returns
     -------
@@ -95,39 +369,38 @@ def comparison_sentence(c: dict, *, pair: bool = False) -> str:
     >>> comparison_sentence(res.to_dict()["comparisons"][0]) == res.comparisons[0].summary()
     True
     """
-    pct = f"{c['confidence_level']:.0%}"
-    ga, gb, label = _v(c["group_a"]), _v(c["group_b"]), comparison_label(c)
+    del pair
+    ctx = _ctx_of(result)
+    lvl = fmt_level(comparison_level(c))
+    ga, gb, label = _group(c["group_a"], ctx), _group(c["group_b"], ctx), comparison_label(c)
     if c["verdict"] == "not estimable":
         return f"{label}, {ga} vs {gb}: not estimable ({c['note']})."
     if c["component"] == "max":
         return (f"{label}, {ga} vs {gb}: largest |gap| {num(c['estimate']):.3f}, "
-                f"{pct} CI [{num(c['low']):.3f}, {num(c['high']):.3f}] ({c['verdict']}).")
-    gap = (f"{c['rate']} gap {num(c['rate_gap']):+.3f}, {pct} CI "
-           f"[{num(c['rate_gap_low']):+.3f}, {num(c['rate_gap_high']):+.3f}]")
-    if c["verdict"] in ("A disadvantaged", "B disadvantaged"):
-        both = f" (compared: {ga} vs {gb})" if pair else ""
-        return f"{_v(c['disadvantaged'])} is disadvantaged on {label}: {gap}.{both}"
-    more = ""
-    need = num(c.get("required_n"))
-    if math.isfinite(need):
-        total = num(c.get("n_a")) + num(c.get("n_b"))
-        extra = max(need - (total if math.isfinite(total) else 0), 0)
-        more = (f"; about {extra:,.0f} more annotated examples would be needed at the "
-                "observed gap")
-        if extra == 0:  # the method's plan (approximate) is already met: say so, not "0 more"
-            more = (f"; the {need:,.0f} examples this method plans for at the observed gap "
-                    "are already there, so the gap is at the limit of what these data can "
-                    "show")
-    return f"Not enough evidence on {label} ({ga} vs {gb}): {gap}{more}."
+                f"{lvl} CI [{num(c['low']):.3f}, {num(c['high']):.3f}] ({c['verdict']}).")
+    if c["verdict"] in DISADVANTAGED:
+        return _verdict_sentence(c, ctx, label, lvl)
+    numbers = (f"{c['rate']} {_rate_text(c, c['rate_a'])} vs {_rate_text(c, c['rate_b'])}; "
+               f"gap {fnum(c['rate_gap'], signed=True)}, {lvl} CI "
+               f"{_ci(c['rate_gap_low'], c['rate_gap_high'])}")
+    if c["verdict"] == NO_GAP:
+        return (f"No meaningful gap on {label} ({ga} vs {gb}): gap within "
+                f"+/-{num(c.get('tolerance')):g}: {numbers}.")
+    if c["verdict"] == "unequal":
+        return f"{label}, {ga} vs {gb}: unequal: {numbers}."
+    return (f"Not enough evidence on {label} ({ga} vs {gb}): {numbers}"
+            f"{_need_clause(c, ctx)}{_parity_clause(c)}.")
 
 
 def _verdict_text(c: dict) -> tuple[str, str]:
-    if c["verdict"] in ("A disadvantaged", "B disadvantaged"):
+    if c["verdict"] in DISADVANTAGED:
         return f"{_v(c['disadvantaged'])} disadvantaged", "bad"
     if c["verdict"] == "unequal":
         return "unequal", "bad"
     if c["verdict"] == "not estimable":
         return "not estimable", "na"
+    if c["verdict"] == NO_GAP:
+        return NO_GAP, "ok"
     return "not enough evidence", "warn"
 
 
@@ -139,6 +412,110 @@ def _heading(d: dict) -> str:
     elif d.get("comparison") == "vs-rest":
         head += " (each group vs the rest)"
     return head
+
+
+def interval_levels(d: dict) -> list[float]:
+    """The distinct levels of the audit's (non-``max``) intervals, highest first."""
+    return sorted({round(num(c.get("interval_level", c.get("confidence_level"))), 12)
+                   for c in d["comparisons"] if c["component"] != "max"
+                   and c["verdict"] != "not estimable"}, reverse=True)
+
+
+def interval_level_text(d: dict) -> str:
+    """``99.83%`` when every interval is at one level, else ``97.5% or 95%``."""
+    levels = interval_levels(d)
+    if not levels:
+        return fmt_level(d["confidence_level"])
+    return " or ".join(fmt_level(x) for x in levels)
+
+
+def error_control_sentence(d: dict) -> str:
+    """Which error the verdicts control, over how many comparisons, at what level.
+
+    Examples
+    --------
+    >>> print(error_control_sentence({"error_control": "family", "n_tests": 30,
+    ...     "confidence_level": 0.95, "comparisons": []}))  # doctest: +NORMALIZE_WHITESPACE
+    Verdicts control the family-wise error over 30 comparisons at 95%
+    (Bonferroni: each interval at 99.83%).
+    """
+    control = d.get("error_control", "none")
+    m = int(num(d.get("n_tests", 0)) or 0)
+    cl = num(d["confidence_level"])
+    fam, alpha = fmt_level(cl), fmt_level(1 - cl)
+    levels = interval_levels(d)
+    if m == 0:
+        return "No comparison could be estimated, so no verdict is made."
+    if control == "family":
+        each = fmt_level(1 - (1 - cl) / m)
+        if m == 1:
+            return f"This audit makes a single comparison, at {fam}."
+        return (f"Verdicts control the family-wise error over {m} comparisons at {fam} "
+                f"(Bonferroni: each interval at {each}).")
+    if control == "fdr":
+        each = " or ".join(fmt_level(x) for x in levels) or fam
+        return (f"Verdicts control the false discovery rate over {m} comparisons at {alpha} "
+                f"(Benjamini-Hochberg): on average at most {alpha} of the gaps claimed are "
+                f"false. Intervals are Benjamini-Yekutieli false-coverage-rate intervals, "
+                f"each at {each}.")
+    parts = [x for x in levels if x > cl + 1e-12]
+    joint = (f" (the parts of a multi-part metric are adjusted together, each at "
+             f"{' or '.join(fmt_level(x) for x in parts)})") if parts else ""
+    if m == 1:
+        return f"This audit makes a single comparison, at {fam}{joint}."
+    return (f"No correction across comparisons: each of the {m} comparisons is at {fam} on "
+            f"its own{joint}; even with no gap anywhere, about {m * (1 - cl):.1f} intervals "
+            "would exclude 0 by chance. Use error_control='family' or 'fdr' for verdicts "
+            "that hold together.")
+
+
+def favourable_sentence(d: dict) -> str:
+    """Whether the positive prediction is favourable or harmful, in the audit's words.
+
+    Examples
+    --------
+    >>> print(favourable_sentence({"task": "binary", "positive": 1, "favourable": "negative",
+    ...     "columns": {"prediction": "score_text != 'Low'"}}))  # doctest: +NORMALIZE_WHITESPACE
+    Positive prediction (score_text != 'Low') treated as harmful: the group that gets it
+    more often bears the cost.
+    """
+    if d.get("task") == "cost" or not (d.get("columns") or {}).get("prediction"):
+        return "Per-row costs: the group with the higher mean cost bears the cost."
+    ctx = sentence_context(d)
+    if d.get("task") == "multiclass" and d.get("positive") is None:
+        what = f"{ctx['prediction']} = k, for each class k"
+    else:
+        what = _cond(ctx["prediction"], ctx["positive"], False, "prediction")
+    if d.get("favourable", "positive") == "negative":
+        return (f"Positive prediction ({what}) treated as harmful: the group that gets it "
+                "more often bears the cost.")
+    return (f"Positive prediction ({what}) treated as favourable: the group that gets it "
+            "less often bears the cost.")
+
+
+def bearer_phrase(d: dict) -> str:
+    """Who bears the cost, for figure captions."""
+    if d.get("task") == "cost" or not (d.get("columns") or {}).get("prediction"):
+        return "the group with the higher mean cost"
+    if d.get("favourable", "positive") == "negative":
+        return "with the positive prediction harmful, the group predicted positive more often"
+    return "with the positive prediction favourable, the group predicted positive less often"
+
+
+def tolerance_sentence(d: dict) -> str:
+    """The tolerance band in words (empty without one).
+
+    Examples
+    --------
+    >>> print(tolerance_sentence({"tolerance": 0.02}))  # doctest: +NORMALIZE_WHITESPACE
+    Tolerance +/-0.02 on the rate scale: a gap whose whole interval lies within it gets the
+    verdict "no meaningful gap".
+    """
+    tol = num(d.get("tolerance"))
+    if not math.isfinite(tol):
+        return ""
+    return (f"Tolerance +/-{tol:g} on the rate scale: a gap whose whole interval lies within "
+            "it gets the verdict \"no meaningful gap\".")
 
 
 def _facts(d: dict) -> list[tuple[str, str]]:
@@ -160,7 +537,12 @@ def _facts(d: dict) -> list[tuple[str, str]]:
                   "vs-rest": "each group against all other rows",
                   "vs-reference": f"each group against the reference group "
                                   f"{_v(d['reference'])}"}.get(d["comparison"], d["comparison"])
-    return [
+    ran = sorted({c["method"] for c in d["comparisons"] if c["component"] != "max"
+                  and c["verdict"] != "not estimable"} - {d["method"]})
+    method = f"{d['method']} ({d['guarantee']})" + (f"; ran: {', '.join(ran)}" if ran else "")
+    kind = {"family": "family-wise", "fdr": "false discovery rate",
+            "none": "per comparison"}.get(d.get("error_control", "none"), "")
+    facts = [
         ("Data source", str(d["source"])),
         ("Read by", str(d["engine"])),
         ("Columns", "; ".join(used)),
@@ -168,14 +550,22 @@ def _facts(d: dict) -> list[tuple[str, str]]:
         ("Rows excluded", excluded),
         ("Rows in groups", f"{annotated:,} in {len(d['groups'])} groups"),
         ("Task", task),
+        ("Favourable outcome", favourable_sentence(d)),
         ("Metrics", ", ".join(d["metrics"])),
         ("Comparisons", comparison),
-        ("Interval method", f"{d['method']} ({d['guarantee']})"),
-        ("Confidence level", f"{d['confidence_level']:.0%}"),
+        ("Interval method", method),
+        ("Confidence level", f"{fmt_level(d['confidence_level'])} ({kind}); intervals at "
+                             f"{interval_level_text(d)}"),
+        ("Error control", error_control_sentence(d)),
+    ]
+    if tolerance_sentence(d):
+        facts.append(("Tolerance", tolerance_sentence(d).removeprefix("Tolerance ")))
+    facts += [
         ("Seed", str(d["seed"])),
         ("fairbound version", str(d["fairbound_version"])),
         ("Audit run at", str(d["created"]).replace("T", " ").replace("Z", " UTC")),
     ]
+    return facts
 
 
 def _method_info(name: str) -> tuple[str, str]:
@@ -188,19 +578,40 @@ def _method_info(name: str) -> tuple[str, str]:
         return "", ""
 
 
-def _multiplicity(d: dict) -> str:
-    families = {(c["metric"], str(c.get("class")), str(c["group_a"]), str(c["group_b"]))
-                for c in d["comparisons"]}
-    k = len(families)
-    if k <= 1:
-        return "This audit makes a single comparison, so no multiple-comparison question arises."
-    alpha = 1 - float(d["confidence_level"])
-    return (f"This audit makes {k} comparisons (metric and pair of groups), each at "
-            f"{d['confidence_level']:.0%}. No correction is applied across them: even with no "
-            f"gap anywhere, about {k * alpha:.1f} intervals would exclude 0 by chance. For a "
-            "family-wise or false-discovery guarantee, adjust the p-values with "
-            "fairbound.stats.multiplicity (Holm, Benjamini-Hochberg) or raise the confidence "
-            "level.")
+def cost_direction(d: dict) -> str:
+    """Who bears the cost of each rate, for the audit's favourable side."""
+    if d.get("favourable", "positive") == "negative":
+        return ("With the positive prediction treated as harmful, a group bears the cost when "
+                "it is predicted positive more often (a higher selection rate, TPR or FPR, a "
+                "lower FNR), when its positive predictions are more often wrong (a lower "
+                "precision), or when it is less accurate.")
+    return ("With the positive prediction treated as favourable, a group bears the cost when "
+            "it is predicted positive less often (a lower selection rate, TPR or FPR, a "
+            "higher FNR), when its positive predictions must be more often right to be made "
+            "(a higher precision: a stricter standard), or when it is less accurate.")
+
+
+def normalise_audit(d: dict) -> dict:
+    """Fill the fields a file written by an older fairbound lacks (a copy; others unchanged).
+
+    Files from before error control was recorded had each comparison at the stated level,
+    with only a metric's parts adjusted together: that is ``error_control="none"``.
+    """
+    if all(k in d for k in ("error_control", "n_tests", "favourable", "tolerance")) and all(
+            "tolerance" in c and "required_n_parity" in c for c in d["comparisons"]):
+        return d
+    d = dict(d)
+    comps = [dict(c) for c in d["comparisons"]]
+    for c in comps:
+        c.setdefault("tolerance", None)
+        c.setdefault("required_n_parity", None)
+    d["comparisons"] = comps
+    d.setdefault("error_control", "none")
+    d.setdefault("n_tests", sum(1 for c in comps if c["component"] != "max"
+                                and c["verdict"] != "not estimable"))
+    d.setdefault("favourable", "positive")
+    d.setdefault("tolerance", None)
+    return d
 
 
 def audit_view(result, *, index: int = 1, figures: bool = True) -> dict:
@@ -221,10 +632,14 @@ def audit_view(result, *, index: int = 1, figures: bool = True) -> dict:
     """
     from fairbound.planning import plan_bbu
 
-    d = audit_dict(result)
+    d = normalise_audit(audit_dict(result))
+    ctx = sentence_context(d)
     comps = d["comparisons"]
-    level = f"{d['confidence_level']:.0%}"
+    level = fmt_level(d["confidence_level"])
+    levels = interval_levels(d)
+    ilevel = levels[0] if len(levels) == 1 else num(d["confidence_level"])
     total = sum(int(g["rows"]) for g in d["groups"])
+    tolerance = num(d.get("tolerance"))
     rows = []
     for c in comps:
         verdict, cls = _verdict_text(c)
@@ -238,11 +653,13 @@ def audit_view(result, *, index: int = 1, figures: bool = True) -> dict:
             "metric": c["metric"], "rate": rate, "group_a": _v(c["group_a"]),
             "group_b": _v(c["group_b"]), "n_a": fint(c["n_a"]), "n_b": fint(c["n_b"]),
             "rate_a": fnum(c["rate_a"]), "rate_b": fnum(c["rate_b"]), "gap": gap, "ci": ci,
+            "level": "-" if c["verdict"] == "not estimable" else fmt_level(comparison_level(c)),
             "verdict": verdict, "cls": cls, "note": c.get("note") or "",
-            "need": fint(c["required_n"]),
+            "need": need_cell(c), "parity": parity_cell(c),
         })
     # Findings: evidence first, then the open questions ordered by how close they are.
     gap_c = [c for c in comps if c["verdict"] in GAP_VERDICTS]
+    ok_c = [c for c in comps if c["verdict"] == NO_GAP]
     open_c = sorted((c for c in comps if c["verdict"] == "not enough evidence"),
                     key=lambda c: num(c.get("required_n")) if c.get("required_n") is not None
                     else math.inf)
@@ -258,31 +675,46 @@ def audit_view(result, *, index: int = 1, figures: bool = True) -> dict:
         "groups": [{"group": _v(g["group"]), "rows": f"{int(g['rows']):,}",
                     "share": f"{int(g['rows']) / total:.1%}" if total else "-"}
                    for g in d["groups"]],
-        "n_comparisons": len(comps), "n_gap": len(gap_c), "n_open": len(open_c),
-        "n_na": len(na_c),
-        "findings_gap": [comparison_sentence(c, pair=True) for c in gap_c],
-        "findings_open": [comparison_sentence(c) for c in open_c],
-        "findings_na": [comparison_sentence(c) for c in na_c],
-        "level": level, "method": d["method"], "guarantee": d["guarantee"],
+        "n_comparisons": len(comps), "n_gap": len(gap_c), "n_ok": len(ok_c),
+        "n_open": len(open_c), "n_na": len(na_c),
+        "findings_gap": [comparison_sentence(c, result=ctx) for c in gap_c],
+        "findings_ok": [comparison_sentence(c, result=ctx) for c in ok_c],
+        "findings_open": [comparison_sentence(c, result=ctx) for c in open_c],
+        "findings_na": [comparison_sentence(c, result=ctx) for c in na_c],
+        "level": level, "interval_level": interval_level_text(d),
+        "error_control": error_control_sentence(d),
+        "favourable": favourable_sentence(d), "cost_direction": cost_direction(d),
+        "bearer": bearer_phrase(d),
+        "tolerance": f"{tolerance:g}" if math.isfinite(tolerance) else "",
+        "method": d["method"], "guarantee": d["guarantee"],
+        "method_ran": ", ".join(sorted({c["method"] for c in comps
+                                        if c["verdict"] != "not estimable"})) or d["method"],
         "method_summary": summary, "method_reference": reference,
-        "guarantee_yes": yes, "guarantee_no": no, "multiplicity": _multiplicity(d),
+        "guarantee_yes": yes, "guarantee_no": no,
         "rows": rows, "rates": rates, "no_figures": NO_FIGURES,
         "fig_forest": None, "fig_rates": None, "fig_n": None, "plan_sentence": "",
         "forest_note": "",
     }
-    if total > 0 and 0 < d["confidence_level"] < 1:
-        p = plan_bbu(n=total, confidence_level=d["confidence_level"])
-        view["plan_sentence"] = (
-            f"With the {total:,} annotated rows here, the distribution-free Bernstein bound "
-            f"(balanced groups, worst-case variance, Ethayarajh 2020) can only claim gaps of "
-            f"{p.bias_rounded_up:.4f} or more at {level}; unbalanced groups need more.")
+    if total > 0 and 0 < ilevel < 1:
+        p = plan_bbu(n=total, confidence_level=ilevel)
+        if math.isfinite(p.bias_rounded_up) and p.bias_rounded_up <= 1:
+            view["plan_sentence"] = (
+                f"With the {total:,} annotated rows here, the distribution-free Bernstein "
+                f"bound (balanced groups, worst-case variance, Ethayarajh 2020) can only "
+                f"claim gaps of {p.bias_rounded_up:.4f} or more at {fmt_level(ilevel)}; "
+                "unbalanced groups need more.")
+        else:
+            view["plan_sentence"] = (
+                f"With only {total:,} annotated rows, the distribution-free Bernstein bound "
+                f"(balanced groups, worst-case variance, Ethayarajh 2020) cannot claim any "
+                f"gap at {fmt_level(ilevel)}.")
     if figures and have_matplotlib():
         from fairbound.plotting import plot_forest, plot_group_rates, plot_sample_size
 
         shown = min(len(comps), FOREST_ROWS)
         view["fig_forest"] = try_figure(
             lambda: plot_forest(d, max_rows=FOREST_ROWS),
-            f"Forest plot of {shown} gaps with {level} intervals")
+            f"Forest plot of {shown} gaps with {view['interval_level']} intervals")
         if shown < len(comps):
             view["forest_note"] = (f"The figure shows {shown} of the {len(comps)} "
                                    "comparisons (every one with a verdict first, then the "
@@ -292,6 +724,34 @@ def audit_view(result, *, index: int = 1, figures: bool = True) -> dict:
         view["fig_n"] = try_figure(
             lambda: plot_sample_size(d), "Annotated examples needed versus gap size")
     return view
+
+
+def need_cell(c: dict) -> str:
+    """The "n needed" table cell: the planned total, or why there is none."""
+    need = num(c.get("required_n"))
+    if math.isfinite(need):
+        total = num(c.get("n_a")) + num(c.get("n_b"))
+        if c["verdict"] in DISADVANTAGED and need <= total:
+            return "reached"  # never a number below what is already there
+        return fint(need) if not need <= total else "-"
+    if c.get("required_n") is None and num(c.get("rate_gap")) == 0:
+        return "none (gap 0)"
+    return "-"
+
+
+def parity_cell(c: dict) -> str:
+    """The "n for parity" table cell (only meaningful with a tolerance)."""
+    tol = num(c.get("tolerance"))
+    if not math.isfinite(tol) or c["component"] == "max":
+        return "-"
+    parity = num(c.get("required_n_parity"))
+    if c["verdict"] == NO_GAP:
+        return "reached"
+    if math.isfinite(parity):
+        return fint(parity)
+    if c["verdict"] != "not estimable" and abs(num(c.get("rate_gap"))) >= tol:
+        return "none (gap outside band)"
+    return "-"
 
 
 def _validate_results(results, title):
@@ -311,7 +771,7 @@ def _validate_results(results, title):
 
     # One-line errors for saved files that do not follow the schema (instead of a KeyError
     # deep in the renderer); extra keys from later versions are accepted.
-    dicts = [validate_audit_json(audit_dict(r), strict=False) for r in items]
+    dicts = [validate_audit_json(normalise_audit(audit_dict(r)), strict=False) for r in items]
     sources = sorted({str(d["source"]) for d in dicts})
     default = f"Fairness audit of {sources[0]}" if len(sources) == 1 else "Fairness audit"
     return dicts, check_title(title, default)
@@ -401,5 +861,6 @@ def write_audit_report(results, path, title: str | None = None, *,
     return write_page(p, html)
 
 
-__all__ = ["GUARANTEES", "audit_view", "comparison_sentence", "render_audit_report",
-           "write_audit_report"]
+__all__ = ["GUARANTEES", "audit_view", "comparison_sentence", "error_control_sentence",
+           "favourable_sentence", "fmt_level", "normalise_audit", "render_audit_report",
+           "rows_phrase", "sentence_context", "tolerance_sentence", "write_audit_report"]
