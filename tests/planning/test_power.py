@@ -129,3 +129,36 @@ def test_cli_plan_with_method(capsys):
     # without --method the BBU plan is unchanged
     assert main(["plan", "--bias", "0.05", "--format", "json"]) == 0
     assert "solved_for" in capsys.readouterr().out
+
+
+def test_parity_plan_matches_the_textbook_equivalence_formula():
+    # Wald, true gap 0: the interval +/- z se lies within +/- tol with probability
+    # 2 Phi((tol - z se) / se) - 1; at 80% this gives tol = (z_{0.975} + z_{0.9}) se
+    from scipy.stats import norm
+
+    from fairbound.planning.power import solve_power
+
+    r = solve_power("wald", gap=0.0, power=0.8, rate_b=0.10, tolerance=0.05)
+    se_1 = math.sqrt(2 * 0.09 / 0.5)  # se * sqrt(n_total) at share 0.5
+    z = norm.ppf(0.975) + norm.ppf(0.9)
+    assert r.n_total == pytest.approx((z * se_1 / 0.05) ** 2, rel=0.01)
+    assert r.tolerance == 0.05 and math.isnan(r.reference_n_total)
+
+
+def test_parity_plan_simulated_power_grows_with_n():
+    from fairbound.planning.power import solve_power
+
+    small = solve_power("betting-union", n_total=200, gap=0.0, power=None, tolerance=0.05,
+                        n_sims=20)
+    large = solve_power("betting-union", n_total=12000, gap=0.0, power=None, tolerance=0.05,
+                        n_sims=20)
+    assert small.basis == "simulation" and small.power == 0.0 and large.power >= 0.9
+
+
+def test_parity_plan_refuses_a_gap_outside_the_band():
+    from fairbound.planning.power import solve_power
+
+    with pytest.raises(FairboundError, match="gap must be below the tolerance 0.05"):
+        solve_power("wald", gap=0.06, power=0.8, tolerance=0.05)
+    with pytest.raises(FairboundError, match="parity plan solves for n_total or power"):
+        solve_power("wald", n_total=1000, power=0.8, tolerance=0.05)

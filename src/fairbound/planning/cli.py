@@ -42,15 +42,21 @@ def plan_command(
     seed: Annotated[int, typer.Option(help="With --method: seed of the simulation.")] = 0,
     html: Annotated[Path | None, typer.Option(
         help="Also write a self-contained HTML report of the plan here.")] = None,
+    tolerance: Annotated[float | None, typer.Option(
+        help="Plan to show parity: n (or power) for the interval to lie within +/- this "
+             "when the true gap is --bias (default 0); needs --method.")] = None,
 ) -> None:
     """Solve the Bernstein (BBU) bound for whichever of n, bias, confidence is missing."""
     from fairbound.planning import plan_bbu, plot_plan_curve
 
     fmt = check_format(fmt)
-    if method is not None or power is not None:
+    if method is not None or power is not None or tolerance is not None:
         from fairbound.errors import FairboundError
         from fairbound.stats.cli import plan_with_method
 
+        if method is None and tolerance is not None:
+            raise FairboundError(f"tolerance: a parity plan needs --method (e.g. --method "
+                                 f"auto); got --tolerance {tolerance!r}", param="tolerance")
         if method is None:
             raise FairboundError(f"--power needs --method (e.g. --method betting); got "
                                  f"power={power!r}", param="method")
@@ -61,7 +67,7 @@ def plan_command(
         plan_with_method(method=method, n=n, gap=bias, power=power, rate_b=rate_b,
                          share=share, cost=cost,
                          confidence_level=0.95 if confidence is None else confidence,
-                         n_sims=sims, seed=seed, fmt=fmt)
+                         n_sims=sims, seed=seed, fmt=fmt, tolerance=tolerance)
         return
     if n is None and bias is None and confidence is None:
         bias, confidence = 0.05, 0.95

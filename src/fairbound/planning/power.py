@@ -116,6 +116,7 @@ class PowerResult:
     reference_method: str
     reference_n_total: float
     ratio_to_reference: float
+    tolerance: float | None = None
 
     def to_dict(self) -> dict:
         """Plain-Python form, e.g. for JSON."""
@@ -168,7 +169,7 @@ def _validate_solve(method, n_total, gap, power, rate_b, share, cost, concentrat
                                  param="n_total")
         n_total = int(n_total)
     if gap is not None:
-        gap = _num(gap, "gap", 0.0, 1.0 - rate_b, hi_open=False)
+        gap = _num(gap, "gap", 0.0, 1.0 - rate_b, lo_open=False, hi_open=False)
     if power is not None:
         power = _num(power, "power", 0.0, 1.0)
     if not (isinstance(n_sims, int | np.integer) and n_sims >= 10):
@@ -196,7 +197,7 @@ def _is_analytic(m) -> bool:
     return not m.needs_order and m.guarantee != "resampling"
 
 
-def _analytic_power(m, n_total, gap, rate_b, share, cost, k, rho) -> float:
+def _analytic_power(m, n_total, gap, rate_b, share, cost, k, rho, tolerance=None) -> float:
     rate_a = rate_b + gap
     n_a, n_b = _sizes(n_total, share)
     ea2, va = _moments(rate_a, cost, k)
@@ -204,20 +205,33 @@ def _analytic_power(m, n_total, gap, rate_b, share, cost, k, rho) -> float:
     a = GroupStats(n=n_a, total=n_a * rate_a, total_sq=n_a * ea2, binary=cost == "binary")
     b = GroupStats(n=n_b, total=n_b * rate_b, total_sq=n_b * eb2, binary=cost == "binary")
     try:
-        lo, _ = difference_interval(a, b, method=m.name, confidence_level=rho, rng=0)
+        lo, hi = difference_interval(a, b, method=m.name, confidence_level=rho, rng=0)
     except NotEstimable:
         return 0.0
     h = gap - lo  # distance from the estimate down to the lower bound
     se = math.sqrt(va / n_a + vb / n_b)
-    if se == 0.0:
-        return 1.0 if h < gap else 0.0
     from scipy.stats import norm
 
+    if tolerance is not None:
+        # parity: the interval [est - h, est + h_up] inside (-tol, tol), est ~ N(gap, se^2)
+        h_up = hi - gap
+        upper, lower = tolerance - h_up, -tolerance + h
+        if upper <= lower:
+            return 0.0
+        if se == 0.0:
+            return 1.0 if lower < gap < upper else 0.0
+        return float(max(norm.cdf((upper - gap) / se) - norm.cdf((lower - gap) / se), 0.0))
+    if se == 0.0:
+        return 1.0 if h < gap else 0.0
     return float(norm.cdf((gap - h) / se))
 
 
-def _simulated_power(m, n_total, gap, rate_b, share, cost, k, rho, n_sims, seed):
-    """Fraction of ``n_sims`` seeded data sets whose interval has ``low > 0``."""
+def _simulated_power(m, n_total, gap, rate_b, share, cost, k, rho, n_sims, seed,
+                     tolerance=None):
+    """Fraction of ``n_sims`` seeded data sets whose interval has ``low > 0``.
+
+    With a ``tolerance``: the fraction whose interval lies within ``(-tolerance, tolerance)``.
+    """
     rate_a = rate_b + gap
     n_a = int(round(share * n_total))
     n_a = min(max(n_a, 1), int(n_total) - 1)
@@ -234,17 +248,19 @@ def _simulated_power(m, n_total, gap, rate_b, share, cost, k, rho, n_sims, seed)
             b = GroupStats.from_costs(rng.beta(rate_b * k, (1 - rate_b) * k, n_b),
                                       keep_sample=True)
         try:
-            lo, _ = difference_interval(a, b, method=m.name, confidence_level=rho, rng=rng)
+            lo, hi = difference_interval(a, b, method=m.name, confidence_level=rho, rng=rng)
         except NotEstimable:
             continue
-        hits += lo > 0
+        hits += (-tolerance < lo and hi < tolerance) if tolerance is not None else lo > 0
     return hits / n_sims
 
 
-def _power_fn(m, gap_or_n_fixed, *, rate_b, share, cost, k, rho, n_sims, seed):
+def _power_fn(m, gap_or_n_fixed, *, rate_b, share, cost, k, rho, n_sims, seed,
+              tolerance=None):
     if _is_analytic(m):
-        return lambda n, g: _analytic_power(m, n, g, rate_b, share, cost, k, rho)
-    return lambda n, g: _simulated_power(m, n, g, rate_b, share, cost, k, rho, n_sims, seed)
+        return lambda n, g: _analytic_power(m, n, g, rate_b, share, cost, k, rho, tolerance)
+    return lambda n, g: _simulated_power(m, n, g, rate_b, share, cost, k, rho, n_sims, seed,
+                                         tolerance)
 
 
 def _solve_n(pf, gap, power, *, integer: bool) -> float:
@@ -300,6 +316,7 @@ def solve_power(
     confidence_level: float = 0.95,
     n_sims: int = 400,
     seed: int = 0,
+    tolerance: float | None = None,
 ) -> PowerResult:
     """Solve for the one of ``n_total``, ``gap``, ``power`` that is ``None``.
 
@@ -328,6 +345,10 @@ def solve_power(
         Simulated data sets per power evaluation (simulation basis only).
     seed : int, default 0
         Seed of the simulation, recorded in the result.
+    tolerance : float, optional
+        Plan to show *parity* instead: power is then the probability that the interval lies
+        within ``(-tolerance, tolerance)`` when the true gap is ``gap`` (``0 <= gap <
+        tolerance``); solve for ``n_total`` or ``power`` (there is no reference plan).
 
     Returns
     -------
@@ -359,8 +380,17 @@ def solve_power(
         method, n_total, gap, power, rate_b, share, cost, concentration, confidence_level,
         n_sims, seed)
     analytic = _is_analytic(m)
+    if tolerance is not None:
+        tolerance = _num(tolerance, "tolerance", 0.0, 1.0)
+        if gap is None:
+            raise FairboundError("tolerance: a parity plan solves for n_total or power; give "
+                                 "the true gap (e.g. 0)", param="tolerance")
+        if gap >= tolerance:
+            raise FairboundError(f"gap must be below the tolerance {tolerance:g} for a parity "
+                                 f"plan (no n can show parity otherwise); got {gap!r}",
+                                 param="gap")
     pf = _power_fn(m, None, rate_b=rate_b, share=share, cost=cost, k=k, rho=rho,
-                   n_sims=n_sims, seed=seed)
+                   n_sims=n_sims, seed=seed, tolerance=tolerance)
     if power is None:
         solved = "power"
         power = pf(n_total, gap)
@@ -377,7 +407,7 @@ def solve_power(
         achieved = pf(n_total, gap)
     se = 0.0 if analytic else math.sqrt(max(achieved * (1 - achieved), 0.0) / n_sims)
     ref_n = math.nan
-    if solved != "gap" and math.isfinite(gap):
+    if solved != "gap" and math.isfinite(gap) and tolerance is None:
         ref = get_method(REFERENCE_METHOD)
         rpf = _power_fn(ref, None, rate_b=rate_b, share=share, cost=cost, k=k, rho=rho,
                         n_sims=n_sims, seed=seed)
@@ -392,7 +422,7 @@ def solve_power(
         cost=cost, concentration=k, confidence_level=rho, solved_for=solved,
         basis="analytic" if analytic else "simulation", n_sims=0 if analytic else n_sims,
         seed=seed, power_se=se, reference_method=REFERENCE_METHOD, reference_n_total=ref_n,
-        ratio_to_reference=ratio,
+        ratio_to_reference=ratio, tolerance=tolerance,
     )
 
 

@@ -500,6 +500,7 @@ def plan_with_method(
     n_sims: int,
     seed: int,
     fmt: str,
+    tolerance: float | None = None,
 ) -> None:
     """``fairbound plan --method M``: solve power, n or gap for one interval method.
 
@@ -511,6 +512,8 @@ def plan_with_method(
     if fmt not in ("table", "json"):
         raise FairboundError(f"format must be one of table, json with --method; got {fmt!r}",
                              param="format")
+    if tolerance is not None and gap is None:
+        gap = 0.0  # parity plans: the true gap defaults to 0
     if n is None and gap is None and power is None:
         gap, power = 0.05, 0.8
     elif power is None and (n is None or gap is None):
@@ -521,7 +524,8 @@ def plan_with_method(
             raise FairboundError(f"n must be a whole number of examples; got {n!r}", param="n")
         n_total = int(n)
     r = solve_power(method, n_total=n_total, gap=gap, power=power, rate_b=rate_b, share=share,
-                    cost=cost, confidence_level=confidence_level, n_sims=n_sims, seed=seed)
+                    cost=cost, confidence_level=confidence_level, n_sims=n_sims, seed=seed,
+                    tolerance=tolerance)
     if fmt == "json":
         typer.echo(json.dumps(r.to_dict(), indent=2, default=float))
         return
@@ -531,7 +535,12 @@ def plan_with_method(
     setting = (f"{r.cost} costs {r.rate_a:.3f} vs {r.rate_b:.3f}, group A share {r.share:g}, "
                f"{r.confidence_level:.0%} intervals" if r.gap == r.gap and r.gap != float("inf")
                else f"{r.cost} costs, base rate {r.rate_b:.3f}, group A share {r.share:g}")
-    if r.solved_for == "n_total":
+    if r.tolerance is not None:
+        what = (f"n = {r.n_total:,.0f} annotated examples for {r.power:.0%} power"
+                if r.solved_for == "n_total" else f"power {r.power:.3f} at n = {r.n_total:,}")
+        typer.echo(f"{r.method} ({r.guarantee}): {what} to show parity (the interval within "
+                   f"+/-{r.tolerance:g}) when the true gap is {r.gap:g}.")
+    elif r.solved_for == "n_total":
         typer.echo(f"{r.method} ({r.guarantee}): n = {r.n_total:,.0f} annotated examples "
                    f"for {r.power:.0%} power at a gap of {r.gap:g}; {r.reference_method} "
                    f"needs {r.reference_n_total:,.0f} (ratio {r.ratio_to_reference:.3f}).")
