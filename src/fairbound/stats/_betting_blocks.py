@@ -22,6 +22,7 @@ betting capital, let alone a blocked one.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 
 import numpy as np
@@ -75,25 +76,83 @@ def _few_values(x: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
 
 
 def _capital_on_blocks(values: np.ndarray, counts: np.ndarray, block_lam: np.ndarray,
-                       truncation: float) -> Callable[[np.ndarray, bool], np.ndarray]:
-    """``capital(grid, upper)``: max over block ends of the log capital per candidate."""
+                       truncation: float, *, stop: float | None = None
+                       ) -> Callable[[np.ndarray, bool], np.ndarray]:
+    """``capital(grid, upper)``: log capital per candidate, from per-block value counts.
+
+    ``counts`` is ``(blocks, values)`` and ``block_lam`` ``(blocks,)`` for one sequence, or
+    ``(arrangements, blocks, values)`` and ``(arrangements, blocks)`` for several
+    arrangements of one sequence.  ``stop=None`` (one sequence only): the maximum over
+    block ends of the log capital, as a confidence sequence uses it.  Otherwise a
+    fixed-horizon e-value for each arrangement, averaged (see :func:`stopped_mean`).
+    """
+    if counts.ndim == 2:
+        counts, block_lam = counts[None], block_lam[None]
+    if stop is None and counts.shape[0] != 1:
+        raise ValueError("a running maximum needs a single arrangement")
+    n_arr = counts.shape[0]
 
     def capital(grid: np.ndarray, upper: bool) -> np.ndarray:
-        grid = np.asarray(grid, dtype=float)
-        if upper:
-            cap, sign = truncation / (1.0 - grid), -1.0
-        else:
-            with np.errstate(divide="ignore"):
-                cap = truncation / grid
-            sign = 1.0
-        bets = np.minimum(block_lam[:, None], cap[None, :])  # (blocks, candidates)
+        grid = np.atleast_1d(np.asarray(grid, dtype=float))
+        with np.errstate(divide="ignore"):
+            cap = truncation / (1.0 - grid) if upper else truncation / grid
+        sign = -1.0 if upper else 1.0
+        # (arrangements, blocks, candidates)
+        bets = np.minimum(block_lam[:, :, None], cap[None, None, :])
         # log capital of one block: sum over values of count * log(1 + sign * bet * (v - m))
-        steps = np.log1p(sign * bets[:, None, :] * (values[None, :, None] - grid[None, None, :]))
-        logk = np.einsum("bv,bvg->bg", counts, steps)
-        np.cumsum(logk, axis=0, out=logk)
-        return np.maximum(logk.max(axis=0), 0.0)
+        diff = values[:, None] - grid[None, :]  # (values, candidates)
+        logk = np.zeros((n_arr, bets.shape[1], grid.size))
+        for v in range(values.size):
+            logk += counts[:, :, v, None] * np.log1p(sign * bets * diff[v])
+        np.cumsum(logk, axis=1, out=logk)
+        best = np.maximum(logk.max(axis=1), 0.0)
+        if stop is None:
+            return best[0]
+        return stopped_mean(logk[:, -1], best, stop)
 
     return capital
+
+
+def stopped_mean(final: np.ndarray, best: np.ndarray, stop: float) -> np.ndarray:
+    """Log of the mean over arrangements of the capital stopped at level ``exp(stop)``.
+
+    For each arrangement (rows) and candidate (columns): ``exp(stop)`` if the log capital
+    ever reached ``stop`` (``best`` is its running maximum), else the final capital
+    (``final``).  That is ``min(K_{tau ^ n}, e^stop)`` for the first time ``tau`` the capital
+    reaches the level: by optional stopping an e-value for each arrangement, and so is
+    their mean.  ``stop=inf`` gives the mean final capital.
+    """
+    e = np.where(best >= stop, stop, final)
+    return _log_mean_exp(e)
+
+
+def _log_mean_exp(logk: np.ndarray) -> np.ndarray:
+    """``log(mean(exp(logk), axis=0))`` without overflow."""
+    top = logk.max(axis=0)
+    return top + np.log(np.exp(logk - top).mean(axis=0))
+
+
+def block_summary(
+    x: np.ndarray, lam: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """``(values, counts, block_lam)`` of a long few-valued sequence, else ``None``.
+
+    ``counts[b, v]`` is how often ``values[v]`` occurs in block ``b`` and ``block_lam[b]``
+    the (untruncated) bet at the block's first example.
+    """
+    n = x.size
+    if n < MIN_LENGTH:
+        return None
+    found = _few_values(x)
+    if found is None:
+        return None
+    values, inverse = found
+    starts = block_starts(n)
+    n_blocks = starts.size
+    block_of = np.repeat(np.arange(n_blocks), np.diff(np.append(starts, n)))
+    counts = np.bincount(block_of * values.size + inverse.ravel(),
+                         minlength=n_blocks * values.size).reshape(n_blocks, values.size)
+    return values, counts.astype(float), lam[starts]
 
 
 def blocked_capital(
@@ -117,24 +176,29 @@ def blocked_capital(
         for every candidate mean in ``grid`` (``upper=False``: bets that the mean is above
         the candidate, ``K+``; ``upper=True``: ``K-``).
     """
-    n = x.size
-    if n < MIN_LENGTH:
+    summary = block_summary(x, lam)
+    if summary is None:
         return None
-    found = _few_values(x)
-    if found is None:
-        return None
-    values, inverse = found
-    starts = block_starts(n)
-    n_blocks = starts.size
-    block_of = np.repeat(np.arange(n_blocks), np.diff(np.append(starts, n)))
-    counts = np.bincount(block_of * values.size + inverse.ravel(),
-                         minlength=n_blocks * values.size).reshape(n_blocks, values.size)
-    block_lam = lam[starts]
+    values, counts, block_lam = summary
     keep = counts.sum(axis=1) > 0
-    counts, block_lam = counts[keep].astype(float), block_lam[keep]
-    return _capital_on_blocks(values, counts, block_lam, truncation)
+    return _capital_on_blocks(values, counts[keep], block_lam[keep], truncation)
 
 
+def stacked_final_capital(
+    summaries: list[tuple[np.ndarray, np.ndarray, np.ndarray]], truncation: float,
+    stop: float,
+) -> Callable[[np.ndarray, bool], np.ndarray]:
+    """``capital(grid, upper)``: averaged fixed-horizon e-values (:func:`stopped_mean`).
+
+    ``summaries`` are :func:`block_summary` results of several arrangements of one
+    sequence (same length, so the same blocks); their value sets are merged.
+    """
+    values = np.unique(np.concatenate([s[0] for s in summaries]))
+    counts = np.zeros((len(summaries), summaries[0][1].shape[0], values.size))
+    for j, (v, c, _) in enumerate(summaries):
+        counts[j][:, np.searchsorted(values, v)] = c
+    block_lam = np.stack([s[2] for s in summaries])
+    return _capital_on_blocks(values, counts, block_lam, truncation, stop=stop)
 
 
 # ------------------------------------------------------------- 0/1 sequences from counts
@@ -142,18 +206,93 @@ def blocked_capital(
 #: memory) when both groups hold 0/1 costs and the smaller one has at least this many.
 COUNTS_ABOVE = 1_000_000
 
+# numpy's hypergeometric sampler needs fewer than 10**9 items of each kind, and its
+# multivariate one fewer than 10**9 items in all.
+_NUMPY_HG_LIMIT = 10**9
+_SEGMENT = 400_000_000
+
+
+def hypergeometric(ngood: int, nbad: int, nsample: int, rng: np.random.Generator) -> int:
+    """Exact hypergeometric draw (ones among ``nsample`` drawn from ``ngood`` + ``nbad``).
+
+    numpy's sampler handles fewer than ``10**9`` items of each kind.  Larger urns are sampled
+    exactly by Bernoulli thinning: keep every item independently with probability ``p``
+    slightly above ``nsample / N``; given how many were kept, the kept set is a uniformly
+    random subset of that size, so removing the surplus uniformly at random (a much smaller
+    hypergeometric draw) leaves a uniformly random subset of size ``nsample``.  A draw that
+    keeps too few is discarded (rejection on the kept count, which keeps exactness).
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> x = hypergeometric(1_500_000_000, 1_500_000_000, 1_000_000, rng)
+    >>> abs(x - 500_000) < 5_000
+    True
+    """
+    ngood, nbad, nsample = int(ngood), int(nbad), int(nsample)
+    total = ngood + nbad
+    if not 0 <= nsample <= total:
+        raise ValueError("nsample must lie in [0, ngood + nbad]")
+    if nsample == 0 or ngood == 0:
+        return 0
+    if nbad == 0:
+        return nsample
+    if 2 * nsample > total:  # sample the complement: fewer items to place
+        return ngood - hypergeometric(ngood, nbad, total - nsample, rng)
+    if ngood < _NUMPY_HG_LIMIT and nbad < _NUMPY_HG_LIMIT:
+        return int(rng.hypergeometric(ngood, nbad, nsample))
+    p = (nsample + 6.0 * math.sqrt(nsample) + 10.0) / total
+    if p > 0.75:  # a small urn (only when the limit is lowered): draw the subset itself
+        return int((rng.choice(total, nsample, replace=False) < ngood).sum())
+    while True:
+        kept_good = int(rng.binomial(ngood, p))
+        kept_bad = int(rng.binomial(nbad, p))
+        surplus = kept_good + kept_bad - nsample
+        if surplus >= 0:
+            return kept_good - hypergeometric(kept_good, kept_bad, surplus, rng)
+
+
+def ones_per_block(sizes: np.ndarray, k: int, rng: np.random.Generator) -> np.ndarray:
+    """Ones in each block of a uniformly random arrangement of ``k`` ones among ``sum(sizes)``.
+
+    One multivariate-hypergeometric draw over the block sizes; beyond numpy's limit of
+    ``10**9`` items the blocks are grouped into consecutive segments of at most 400 million
+    examples, the ones are first split among the segments (sequential exact hypergeometric
+    draws, :func:`hypergeometric`) and then among each segment's blocks.
+    """
+    sizes = np.asarray(sizes, dtype=np.int64)
+    n = int(sizes.sum())
+    if n < _NUMPY_HG_LIMIT:
+        return rng.multivariate_hypergeometric(sizes, int(k), method="marginals")
+    # segment of a block: which 400M-example window its start falls in (a segment then
+    # holds at most 400M examples plus one block, far below 10**9)
+    seg_of = (np.cumsum(sizes) - sizes) // _SEGMENT
+    cuts = np.flatnonzero(np.diff(seg_of)) + 1
+    cuts = [0, *cuts.tolist(), sizes.size]
+    out = np.empty(sizes.size, dtype=np.int64)
+    ones_left, rest = int(k), n
+    for lo, hi in zip(cuts[:-1], cuts[1:], strict=True):
+        seg = sizes[lo:hi]
+        m = int(seg.sum())
+        ones = hypergeometric(ones_left, rest - ones_left, m, rng) if hi < sizes.size else ones_left
+        out[lo:hi] = ones_per_block(seg, ones, rng)
+        ones_left -= ones
+        rest -= m
+    return out
+
 
 def binary_capital(
-    n: int, k: int, *, alpha: float, truncation: float, rng: np.random.Generator
+    n: int, k: int, *, alpha: float, truncation: float, rng: np.random.Generator,
+    arrangements: int = 1, stop: float | None = None,
 ) -> tuple[Callable[[np.ndarray, bool], np.ndarray], tuple[float, float, int]]:
-    """Blocked betting capital of a random arrangement of ``k`` ones among ``n``, from counts.
+    """Blocked betting capital of random arrangements of ``k`` ones among ``n``, from counts.
 
     The number of ones in each block of a uniformly random arrangement is one
-    multivariate-hypergeometric draw over the block sizes, so neither time nor memory grows
-    with ``n`` beyond the number of blocks (about ``2048 + 256 log(n / 2048)``).  The bet of
-    a block is the plug-in bet of Waudby-Smith & Ramdas from the blocks before it, with the
-    running mean of a block's examples taken as the mean at the block's end; any
-    predictable bet keeps the guarantee.
+    multivariate-hypergeometric draw over the block sizes (:func:`ones_per_block`, exact for
+    any ``n``), so neither time nor memory grows with ``n`` beyond the number of blocks
+    (about ``2048 + 256 log(n / 2048)``).  The bet of a block is the plug-in bet of
+    Waudby-Smith & Ramdas from the blocks before it, with the running mean of a block's
+    examples taken as the mean at the block's end; any predictable bet keeps the guarantee.
 
     Parameters
     ----------
@@ -164,7 +303,14 @@ def binary_capital(
     truncation : float
         Bet truncation constant ``c``.
     rng : numpy.random.Generator
-        Draws the arrangement.
+        Draws the arrangements.
+    arrangements : int, default 1
+        Number of independent arrangements.
+    stop : float, optional
+        ``None`` (one arrangement): the capital function returns the running maximum over
+        block ends of the log capital, as a confidence sequence uses it.  Otherwise the log
+        of the mean over arrangements of the capital stopped at level ``exp(stop)``
+        (:func:`stopped_mean`, a fixed-horizon e-value).
 
     Returns
     -------
@@ -173,19 +319,21 @@ def binary_capital(
     """
     starts = block_starts(n)
     sizes = np.diff(np.append(starts, n))
-    ones = rng.multivariate_hypergeometric(sizes, k, method="marginals").astype(float)
-    zeros = sizes - ones
+    ones = np.stack([ones_per_block(sizes, k, rng) for _ in range(arrangements)]).astype(float)
+    zeros = sizes[None, :] - ones
     t_end = np.cumsum(sizes).astype(float)
-    mu_end = (0.5 + np.cumsum(ones)) / (t_end + 1.0)
-    sq = np.cumsum(ones * (1.0 - mu_end) ** 2 + zeros * mu_end**2)
+    mu_end = (0.5 + np.cumsum(ones, axis=1)) / (t_end + 1.0)
+    sq = np.cumsum(ones * (1.0 - mu_end) ** 2 + zeros * mu_end**2, axis=1)
     sig2_end = (0.25 + sq) / (t_end + 1.0)
-    sig2_start = np.concatenate(([0.25], sig2_end[:-1]))
+    sig2_start = np.concatenate((np.full((arrangements, 1), 0.25), sig2_end[:, :-1]), axis=1)
     block_lam = np.sqrt(2.0 * np.log(2.0 / alpha) / (n * sig2_start))
-    counts = np.stack([zeros, ones], axis=1)
-    capital = _capital_on_blocks(np.array([0.0, 1.0]), counts, block_lam, truncation)
+    counts = np.stack([zeros, ones], axis=2)
+    capital = _capital_on_blocks(np.array([0.0, 1.0]), counts, block_lam, truncation,
+                                 stop=stop)
     p = k / n if n else 0.0
     return capital, (p, p * (1.0 - p), n)
 
 
 __all__ = ["COUNTS_ABOVE", "GROWTH", "MAX_VALUES", "MIN_LENGTH", "SINGLETONS", "binary_capital",
-           "block_starts", "blocked_capital"]
+           "block_starts", "block_summary", "blocked_capital", "hypergeometric",
+           "ones_per_block", "stacked_final_capital", "stopped_mean"]
