@@ -229,3 +229,24 @@ def test_malformed_csv(tmp_path):
     with pytest.raises(FairboundError) as info:
         fairbound.audit(str(bad), group="g", label="y", prediction="p")
     assert len(str(info.value).splitlines()) == 1
+
+
+def test_compas_harmful_positive(shared_data):
+    # ProPublica's rates on all 7,214 rows; "Medium/High" harms the defendant
+    res = fairbound.audit(str(shared_data / "compas" / "compas-scores-two-years.csv"),
+                          group="race",
+                          label="two_year_recid", prediction="score_text != 'Low'",
+                          metrics=["false_positive_rate", "false_negative_rate",
+                                   "equal_opportunity"],
+                          reference="Caucasian", favourable="negative")
+    assert res.n_rows == 7214 and res.favourable == "negative"
+    by = {c.metric: c for c in res.comparisons if c.group_a == "African-American"}
+    fpr, fnr, tpr = (by["false_positive_rate"], by["false_negative_rate"],
+                     by["equal_opportunity"])
+    assert (round(fpr.rate_a, 4), round(fpr.rate_b, 4)) == (0.4485, 0.2345)
+    assert (round(fnr.rate_a, 4), round(fnr.rate_b, 4)) == (0.2799, 0.4772)
+    # the group that bears the harm is named, on every metric: more wrongly flagged, fewer
+    # reoffenders left unflagged, more of those who reoffended flagged
+    for c in (fpr, fnr, tpr):
+        assert c.disadvantaged == "African-American", c
+    assert all(c.disadvantaged != "Caucasian" for c in res.comparisons)
