@@ -401,6 +401,24 @@ class LabelSetup:
         return out
 
 
+def _refuse_mixed(role: str, column: str | None, values: Sequence) -> None:
+    """One column holding both text and numbers/booleans (``1`` and ``"1"``) is an error.
+
+    Such values would count as different classes (``1`` and ``"1"`` apart) or, once an
+    engine reads the column as text, silently as one; either way the column is ambiguous.
+    """
+    texts = [v for v in values if kind(v) == "text"]
+    others = [_plain(v) for v in values if kind(v) != "text"]
+    if not texts or not others:
+        return
+    pair = next(((o, t) for t in texts for o in others if _same(parse_text_value(t), o)),
+                (others[0], texts[0]))
+    what = "booleans" if is_bool(pair[0]) else "numbers"
+    raise FairboundError(f"{role}: column {column!r} mixes {what} and text ({pair[0]!r} and "
+                         f"{_plain(pair[1])!r}); give every row one type (all text or all "
+                         f"{what})", param=role)
+
+
 def _fractional(values: Iterable) -> list:
     return [v for v in values if isinstance(v, float | np.floating) and math.isfinite(v)
             and not float(v).is_integer()]
@@ -461,6 +479,7 @@ def label_setup(
     pred = sort_values(v for v in prediction_values if not is_missing(v))
     lname, pname = _named("label", label), _named("prediction", prediction)
     for role, col, vals in (("label", label, lab), ("prediction", prediction, pred)):
+        _refuse_mixed(role, col, vals)
         frac = _fractional(vals)
         if frac:
             raise FairboundError(

@@ -323,8 +323,9 @@ def test_compas_file_audit_matches_pandas():
     path = DATA / "compas" / "compas-scores-two-years.csv"
     if not path.is_file():
         pytest.skip("../shared/data/compas is not present")
+    # a high-risk score harms the defendant: the positive prediction is not favourable
     kw = dict(group="race", label="two_year_recid", metrics="false_positive_rate",
-              comparison="vs-reference", reference="Caucasian")
+              comparison="vs-reference", reference="Caucasian", favourable="negative")
     res = fairbound.audit(str(path), prediction="decile_score >= 5",
                           where="race IN ('African-American', 'Caucasian')", **kw)
     df = pd.read_csv(path)

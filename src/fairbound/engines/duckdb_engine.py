@@ -69,6 +69,198 @@ def _has_glob(path: str) -> bool:
     return any(ch in path for ch in "*?[")
 
 
+# ----------------------------------------------------------------------------- CSV shape
+
+_CSV_LINE = re.compile(r"CSV Error on Line: (\d+)")
+_CSV_COUNT = re.compile(r"Expected Number of Columns: (\d+) Found: (\d+)")
+_CSV_CONVERT = re.compile(r'Error when converting column "(.*)"\. Could not convert string '
+                          r'"(.*)" to \'(.*)\'')
+_CSV_FILE = re.compile(r"^\s*file = (.*?)\s*$", re.MULTILINE)
+_CSV_SEPARATORS = (",", ";", "\t", "|")
+#: Lines a CSV is scanned for a ragged line when DuckDB's sniffer cannot make sense of it.
+CSV_SCAN_LINES = 1_000_000
+
+
+def csv_error_message(text: str, path: str | None = None) -> str | None:
+    r"""A one-line ``data: line N of FILE ...`` message from a DuckDB CSV error, or ``None``.
+
+    DuckDB reports a bad line found while scanning (after its sniffer has settled the
+    dialect from the first rows) in a multi-line error; this keeps what the user needs:
+    the line, the file and what is wrong with it.
+
+    Examples
+    --------
+    >>> csv_error_message("Invalid Input Error: CSV Error on Line: 70001\n"
+    ...     "Original Line: a,1,1,3\nExpected Number of Columns: 3 Found: 4\n"
+    ...     "  file = preds.csv\n")
+    'data: line 70001 of preds.csv has 4 fields, the header has 3'
+    """
+    line = _CSV_LINE.search(text)
+    if line is None:
+        return None
+    found = _CSV_FILE.search(text)
+    where = f"line {line.group(1)} of {found.group(1) if found else path or 'the file'}"
+    count = _CSV_COUNT.search(text)
+    if count is not None:
+        return (f"data: {where} has {count.group(2)} fields, the header has "
+                f"{count.group(1)}")
+    conv = _CSV_CONVERT.search(text)
+    if conv is not None:
+        col, value, typ = conv.groups()
+        return (f"data: {where}: column {col!r} holds {value!r}, but the rows before it "
+                f"made it a {typ} column; fix the value (or make the column text)")
+    if "unterminated quote" in text.lower():
+        return f"data: {where} opens a quote that is never closed"
+    detail = [t.strip() for t in text.splitlines()[1:] if t.strip()
+              and not t.strip().startswith(("Original Line", "Possible", "*", "file ="))]
+    return f"data: {where}: {detail[0]}" if detail else f"data: {where} cannot be read"
+
+
+def _csv_separator(header: str) -> str | None:
+    counts = {sep: header.count(sep) for sep in _CSV_SEPARATORS}
+    best = max(counts, key=counts.get)
+    return best if counts[best] else None
+
+
+def find_ragged_line(path: str, *, separator: str | None = None,
+                     max_lines: int | None = CSV_SCAN_LINES, shown: str | None = None,
+                     param: str = "data") -> str | None:
+    r"""The first line of a CSV file whose number of fields differs from the header's.
+
+    A ragged or half-written line (a row cut off while the file was being written, an
+    unquoted comma) defeats DuckDB's dialect sniffer, which then reports the file as one
+    column or as ``column0 ... column7``; this cheap pass names the real cause.
+
+    Parameters
+    ----------
+    path : str
+        The file (``.gz`` files are read through gzip).
+    separator : str, optional
+        Field separator; by default the one of ``, ; TAB |`` the header uses most.
+    max_lines : int or None
+        Stop after this many lines (``None``: read the whole file).
+    shown : str, optional
+        How to name the file in the message (default ``path``).
+    param : str
+        The parameter the message starts with.
+
+    Returns
+    -------
+    str or None
+        ``"data: line 57 of x.csv has 9 fields, the header has 8"`` (1-based line numbers,
+        the header being line 1), or ``None`` when every line read has the header's shape.
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> f = pathlib.Path(tempfile.mkdtemp()) / "x.csv"
+    >>> _ = f.write_text("g,y,p\na,1,0\nb,1\n")
+    >>> find_ragged_line(str(f), shown="x.csv")
+    'data: line 3 of x.csv has 2 fields, the header has 3'
+    """
+    import csv
+    import gzip
+
+    shown = shown or path
+    opener = gzip.open if path.lower().endswith(".gz") else open
+    try:
+        with opener(path, "rt", newline="", encoding="utf-8", errors="replace") as fh:
+            if separator is None:
+                first = fh.readline()
+                separator = _csv_separator(first)
+                if separator is None:
+                    return None  # one column: nothing to be ragged against
+                fh.seek(0)
+            reader = csv.reader(fh, delimiter=separator)
+            try:
+                header = next(reader)
+            except StopIteration:
+                return None
+            width = len(header)
+            end = reader.line_num
+            for row in reader:
+                start, end = end + 1, reader.line_num
+                if not row:
+                    continue  # a blank line
+                if len(row) != width:
+                    if any("\n" in v or "\r" in v for v in row) and next(reader, None) is None:
+                        return (f"{param}: line {start} of {shown} opens a quote that is "
+                                "never closed")
+                    return (f"{param}: line {start} of {shown} has {len(row)} "
+                            f"field{'s' if len(row) != 1 else ''}, the header has {width}")
+                if max_lines is not None and end >= max_lines:
+                    break
+    except (OSError, csv.Error, EOFError, UnicodeError):
+        return None
+    return None
+
+
+def _csv_paths(paths: list[str]) -> list[str]:
+    import glob
+
+    out: list[str] = []
+    for p in paths:
+        out += sorted(glob.glob(p)) if _has_glob(p) else [p]
+    return out
+
+
+def _ragged_in(paths: list[str], separator: str | None) -> str | None:
+    files = _csv_paths(paths)
+    for f in files:
+        shown = f if len(files) > 1 or _has_glob(paths[0]) else paths[0]
+        problem = find_ragged_line(f, separator=separator, shown=shown)
+        if problem is not None:
+            return problem
+    return None
+
+
+def _unsniffed(columns: list[str]) -> bool:
+    """Whether DuckDB's sniffer gave up: no header found, or one column named like a header."""
+    if columns and all(re.fullmatch(r"column\d+", c) for c in columns):
+        return True
+    return len(columns) == 1 and any(sep in columns[0] for sep in _CSV_SEPARATORS)
+
+
+def _read_csv(con, arg, paths: list[str], shown: str):
+    """``read_csv`` that names a ragged or half-written line instead of a sniffer failure."""
+    import duckdb
+
+    tsv = ".tsv" in paths[0].lower()
+    separator = "\t" if tsv else None
+    try:
+        rel = con.read_csv(arg, sep="\t") if tsv else con.read_csv(arg)
+        rel.limit(1).fetchall()  # surface parse errors of the first rows now
+    except duckdb.Error as exc:
+        problem = csv_error_message(str(exc), shown) or _ragged_in(paths, separator)
+        if problem is not None:
+            raise FairboundError(problem, param="data") from None
+        raise
+    suspect = _unsniffed(list(rel.columns))
+    if not suspect:
+        # an unclosed quote makes the sniffer give up quoting: '"0' would become a value
+        files = _csv_paths(paths)
+        if files and _quote_in_head(files[0]):
+            opts = ", sep = '\t'" if tsv else ""
+            found = con.execute(f"SELECT Quote FROM sniff_csv(?{opts})", [files[0]]).fetchall()
+            suspect = bool(found) and str(found[0][0]) in ("(empty)", "")
+    if suspect:
+        problem = _ragged_in(paths, separator)
+        if problem is not None:
+            raise FairboundError(problem, param="data")
+    return rel
+
+
+def _quote_in_head(path: str, size: int = 1 << 16) -> bool:
+    import gzip
+
+    opener = gzip.open if path.lower().endswith(".gz") else open
+    try:
+        with opener(path, "rb") as fh:
+            return b'"' in fh.read(size)
+    except (OSError, EOFError):
+        return False
+
+
 def open_file(con, path):
     """Open a file, a glob or a list of files as a DuckDB relation, with one-line errors.
 
@@ -100,11 +292,13 @@ def open_file(con, path):
         if kind == "parquet":
             rel = con.read_parquet(arg)
         elif kind == "csv":
-            tsv = ".tsv" in paths[0].lower()
-            rel = con.read_csv(arg, sep="\t") if tsv else con.read_csv(arg)
+            rel = _read_csv(con, arg, paths, shown)
         else:
             rel = con.read_json(arg, format="newline_delimited")
-        if kind != "parquet":  # Parquet metadata is checked when the relation is made
+            if any(str(t).strip('"').upper() == "NULL" for t in rel.types):
+                # a key that is null in every sampled row would read as all missing: infer
+                # its type from every row instead
+                rel = con.read_json(arg, format="newline_delimited", sample_size=-1)
             rel.limit(1).fetchall()  # surface parse errors of the first rows now
     except duckdb.Error as exc:
         msg = _first_line(exc)
@@ -160,6 +354,162 @@ def _columns(con) -> dict[str, str]:
     return {r[0]: r[1] for r in rows}
 
 
+# ----------------------------------------------------------------------------- mixed values
+
+_JSON_KIND = {"VARCHAR": "text", "BIGINT": "number", "UBIGINT": "number", "DOUBLE": "number",
+              "BOOLEAN": "boolean", "ARRAY": "nested", "OBJECT": "nested"}
+_JSON_CAST = {"number": "DOUBLE", "boolean": "BOOLEAN"}
+#: Roles whose values are classes: a column mixing numbers and text is refused outright.
+_CLASS_ROLES = ("label", "prediction")
+
+
+def _role_of(plan: Plan, column: str) -> str:
+    """The first role that reads ``column`` (for messages)."""
+    for role, term in plan.roles():
+        if column in term.reads:
+            return role
+    return "where"
+
+
+def _mixed_message(role: str, column: str, where: str, a, b) -> str:
+    from fairbound.labels import is_bool, kind
+
+    if kind(b) != "text":  # numbers and booleans, no text
+        return (f"{role}: column {column!r}{where} mixes numbers and booleans ({a!r} and "
+                f"{b!r}); give every row one type")
+    what = "booleans" if is_bool(a) else "numbers"
+    if role in _CLASS_ROLES:
+        return (f"{role}: column {column!r}{where} mixes {what} and text ({a!r} and {b!r}); "
+                f"give every row one type (all text or all {what})")
+    return (f"{role}: column {column!r}{where} holds both {a!r} and {b!r}, which read as the "
+            "same value; give every row one type (all text or all numbers)")
+
+
+def mixed_values(values, *, clash_only: bool = False) -> tuple | None:
+    """``(a number or boolean, a text value)`` when ``values`` mix the two, else ``None``.
+
+    A column holding both ``1`` and ``"1"`` (a pandas ``object`` column filled from two
+    sources) is read as text by DuckDB, silently merging two classes or groups.  The pair
+    returned is one that would be confused when there is one (``1`` and ``"1"``); with
+    ``clash_only`` only such a pair is returned (text and numbers that never meet are fine
+    for a group column: ``"65+"`` and ``30``).
+
+    Examples
+    --------
+    >>> mixed_values([1, "1", 0, None])
+    (1, '1')
+    >>> mixed_values([30, "65+"]), mixed_values([30, "65+"], clash_only=True)
+    ((30, '65+'), None)
+    >>> mixed_values(["a", "b", None]) is None, mixed_values([1, 2.5, True]) is None
+    (True, True)
+    """
+    import pandas as pd
+
+    from fairbound.labels import _same, is_bool, parse_text_value
+
+    try:
+        inferred = pd.api.types.infer_dtype(values, skipna=True)
+    except (TypeError, ValueError):
+        return None
+    if inferred not in ("mixed", "mixed-integer"):
+        return None
+    try:
+        distinct = pd.unique(pd.Series(values, dtype=object).dropna())
+    except TypeError:  # unhashable (nested) values: the type check names them
+        return None
+    numbers = [v.item() if isinstance(v, np.generic) else v for v in distinct
+               if is_bool(v) or isinstance(v, int | float | np.integer | np.floating)]
+    texts = [v for v in distinct if isinstance(v, str)]
+    if not numbers or not texts:
+        return None
+    for t in texts:
+        parsed = parse_text_value(t)
+        for n in numbers:
+            if parsed is not None and _same(parsed, n):
+                return n, t
+    return None if clash_only else (numbers[0], texts[0])
+
+
+def _check_mixed(plan: Plan, get, where: str = "") -> None:
+    """Refuse columns of in-memory data that mix numbers and text ambiguously.
+
+    Label and prediction columns may not mix them at all; group columns may, unless a
+    number and a text read the same (``1`` and ``"1"``).
+    """
+    seen: set[str] = set()
+    for role, term in plan.roles():
+        for col in term.reads:
+            if col in seen:
+                continue
+            seen.add(col)
+            values = get(col)
+            if values is None:
+                continue
+            pair = mixed_values(values, clash_only=role not in _CLASS_ROLES)
+            if pair is not None:
+                raise FairboundError(_mixed_message(role, col, where, *pair), param=role)
+
+
+def _plain_json_columns(con, plan: Plan, columns: dict[str, str], desc: str) -> str:
+    """Read JSON-typed columns (JSON lines whose values vary in type) as plain values.
+
+    DuckDB types a JSON-lines key whose values are not all of one type as ``JSON``, whose
+    text keeps the quotes of strings (group ``'"a"'``).  Each such column the audit reads
+    becomes plain values: numbers or booleans when it holds only those, else text (strings
+    without their quotes).  A label or prediction that mixes text with numbers, a column
+    where a number and a string read the same (``1`` and ``"1"``), and objects or arrays
+    are refused with a one-line error.  Returns the ``REPLACE (...)`` clause that reads the
+    columns so (empty when there is none); the view ``src`` then reads through it.
+    """
+    from fairbound.labels import parse_text_value
+
+    json_cols = [c for c in plan.reads if columns.get(c, "").upper() == "JSON"]
+    if not json_cols:
+        return ""
+    parts = [f"SELECT ? AS col, json_type({quote(c)}) AS t, min({quote(c)} ->> '$') AS ex "
+             f"FROM src WHERE {quote(c)} IS NOT NULL GROUP BY 2" for c in json_cols]
+    found = con.execute(" UNION ALL ".join(parts), json_cols).fetchall()
+    kinds: dict[str, dict[str, str]] = {c: {} for c in json_cols}
+    for col, t, ex in found:
+        kind = _JSON_KIND.get(str(t).upper())
+        if kind is not None:
+            kinds[col].setdefault(kind, ex)
+    replace = []
+    for col in json_cols:
+        role = _role_of(plan, col)
+        k = kinds[col]
+        q = quote(col)
+        if "nested" in k:
+            raise FairboundError(f"{role}: column {col!r} in {desc} holds JSON objects or "
+                                 f"arrays such as {k['nested'][:60]!r}; expected plain values "
+                                 "(numbers, strings, booleans)", param=role)
+        if len(k) == 1 and "text" not in k:
+            replace.append(f"CAST({q} AS {_JSON_CAST[next(iter(k))]}) AS {q}")
+            continue
+        if len(k) > 1:
+            clash = con.execute(
+                f"SELECT ({q} ->> '$') FROM src WHERE json_type({q}) = 'VARCHAR' "
+                f"INTERSECT SELECT ({q} ->> '$') FROM src WHERE json_type({q}) "
+                "NOT IN ('VARCHAR', 'NULL') LIMIT 1").fetchall()
+            if clash or role in _CLASS_ROLES:
+                if clash:
+                    a = b = clash[0][0]
+                elif "text" in k:
+                    a, b = next(v for kk, v in k.items() if kk != "text"), k["text"]
+                else:
+                    a, b = k["number"], k["boolean"]
+                shown = parse_text_value(a)
+                raise FairboundError(_mixed_message(role, col, f" in {desc}",
+                                                    shown if shown is not None else a,
+                                                    b if "text" in k else parse_text_value(b)),
+                                     param=role)
+        replace.append(f"json_extract_string({q}, '$') AS {q}")  # text without quotes
+    clause = f"REPLACE ({', '.join(replace)})"
+    con.execute("ALTER VIEW src RENAME TO src_json")
+    con.execute(f"CREATE VIEW src AS SELECT * {clause} FROM src_json")
+    return clause
+
+
 class _Source:
     """Where the rows are: registered as the DuckDB view ``src``."""
 
@@ -184,13 +534,18 @@ def _names_of(data) -> list[str] | None:
     return None
 
 
-def _to_arrow_columns(data: dict, what: str):
+def _to_arrow_columns(data: dict, what: str, keep=None):
+    """Arrow table of the columns in ``keep`` (all by default); every column is checked."""
     import pyarrow as pa
 
     arrays = {}
     n = None
     for k, v in data.items():
-        arr = np.asarray(v)
+        try:
+            arr = np.asarray(v)
+        except ValueError as exc:  # ragged nested lists
+            raise FairboundError(f"data: {what} column {k!r} cannot be read as an array: "
+                                 f"{_first_line(exc)}", param="data") from None
         if arr.ndim != 1:
             raise FairboundError(f"data: {what} column {k!r} must be 1-D; got shape "
                                  f"{arr.shape}", param="data")
@@ -198,7 +553,13 @@ def _to_arrow_columns(data: dict, what: str):
             raise FairboundError(f"data: {what} columns differ in length ({k!r} has "
                                  f"{len(arr)} rows, others {n})", param="data")
         n = len(arr)
-        arrays[str(k)] = pa.array(arr, from_pandas=True)  # NaN and None read as missing
+        if keep and str(k) not in keep:
+            continue
+        try:
+            arrays[str(k)] = pa.array(arr, from_pandas=True)  # NaN and None read as missing
+        except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError) as exc:
+            raise FairboundError(f"data: {what} column {k!r} cannot be read: "
+                                 f"{_first_line(exc)}", param="data") from None
     return pa.table(arrays), n or 0
 
 
@@ -212,11 +573,16 @@ def open_source(con, data, spec: AggregateSpec) -> tuple[_Source, Plan]:
                 first.split("::")[0].lower().endswith(_DATABASE)):
             desc = _open_database(con, first)
             cols = _columns(con)
-            return _Source(desc, "duckdb", cols), make_plan(spec, cols)
+            plan = make_plan(spec, cols)
+            if _plain_json_columns(con, plan, cols, desc):
+                cols = _columns(con)
+            return _Source(desc, "duckdb", cols), plan
         rel, kind = open_file(con, data)
         rel.create_view("src")
         desc = first if isinstance(data, str | os.PathLike) else f"{first} (+{len(data) - 1})"
         cols = _columns(con)
+        plan = make_plan(spec, cols)
+        plain = _plain_json_columns(con, plan, cols, desc)
         row_key: tuple[str, ...] = ()
         row_relation = "src"
         if kind == "parquet" and not {"filename", "file_row_number"} & set(cols):
@@ -225,8 +591,11 @@ def open_source(con, data, spec: AggregateSpec) -> tuple[_Source, Plan]:
             row_key = ("filename", "file_row_number")
             row_relation = (f"read_parquet([{listed}], filename = true, "
                             "file_row_number = true)")
-        return (_Source(desc, "duckdb", cols, row_key, row_relation),
-                make_plan(spec, cols))
+            if plain:  # the same plain values as src, plus the row position
+                row_relation = f"(SELECT * {plain} FROM {row_relation})"
+        if plain:
+            cols = _columns(con)
+        return _Source(desc, "duckdb", cols, row_key, row_relation), plan
     mod = type(data).__module__.split(".")[0]
     if mod == "polars":
         import polars as pl
@@ -266,16 +635,27 @@ def open_source(con, data, spec: AggregateSpec) -> tuple[_Source, Plan]:
     if mod == "pandas" and type(data).__name__ == "DataFrame":
         if not all(isinstance(c, str) for c in data.columns):
             data = data.rename(columns=str)
+        frame = data
+        plan = make_plan(spec, list(dict.fromkeys(frame.columns)))
+        twice = [c for c in plan.reads if list(frame.columns).count(c) > 1]
+        if twice:
+            raise FairboundError(f"data: the DataFrame has {list(frame.columns).count(twice[0])} "
+                                 f"columns named {twice[0]!r}; rename them apart",
+                                 param="data")
+        _check_mixed(plan, lambda c: frame[c] if frame[c].dtype == object else None)
         con.register("src", data)
         cols = _columns(con)
         desc = f"pandas.DataFrame ({len(data)} rows)"
         return _Source(desc, "duckdb (in memory)", cols), make_plan(spec, cols)
     if isinstance(data, dict):
-        table, n = _to_arrow_columns(data, "dict")
+        named = {str(k): v for k, v in data.items()}
+        plan = make_plan(spec, list(named))
+        _check_mixed(plan, lambda c: named[c] if np.asarray(named[c]).dtype.kind in "OUS"
+                     else None)
+        table, n = _to_arrow_columns(data, "dict", keep=plan.reads)
         con.register("src", table)
         cols = _columns(con)
-        return (_Source(f"dict of arrays ({n} rows)", "duckdb (in memory)", cols),
-                make_plan(spec, cols))
+        return _Source(f"dict of arrays ({n} rows)", "duckdb (in memory)", cols), plan
     if isinstance(data, np.ndarray) and data.dtype.names:
         table, n = _to_arrow_columns({k: data[k] for k in data.dtype.names}, "structured array")
         con.register("src", table)
@@ -389,6 +769,9 @@ def aggregate_duckdb(data, spec: AggregateSpec) -> Aggregates:
                 f"({_first_line(exc)}); set {ALLOW_EXTERNAL_ACCESS}=1 if you trust it",
                 param="data") from None
         except duckdb.Error as exc:
+            problem = csv_error_message(str(exc), source.description)
+            if problem is not None:  # a bad line after the rows DuckDB sniffed
+                raise FairboundError(problem, param="data") from None
             raise FairboundError(f"data: cannot aggregate {source.description}: "
                                  f"{_first_line(exc)}", param="data") from None
         return assemble(rows, plan, spec, engine=source.engine, source=source.description,
@@ -448,5 +831,6 @@ def _threshold_case(sizes: dict, n_group: int, k: int) -> tuple[str, list]:
     return f"(CASE {' '.join(cases)} ELSE 0.0 END)", params
 
 
-__all__ = ["aggregate_duckdb", "check_columns", "check_types", "open_file", "open_source",
-           "quote", "sample_sizes", "sort_key"]
+__all__ = ["aggregate_duckdb", "check_columns", "check_types", "csv_error_message",
+           "find_ragged_line", "mixed_values", "open_file", "open_source", "quote", "sample_sizes",
+           "sort_key"]

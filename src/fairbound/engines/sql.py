@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 from fairbound.engines.base import AggregateSpec
 from fairbound.engines.expr import Expression, quote_identifier, resolve_term
+from fairbound.errors import FairboundError
 
 
 def quote(name: str, *, char: str = '"') -> str:
@@ -89,6 +90,13 @@ def make_plan(spec: AggregateSpec, columns) -> Plan:
     from fairbound.engines.expr import parse_expression
 
     cols = list(columns)
+    seen: set = set()
+    for g in spec.group:
+        if g in seen:
+            raise FairboundError(f"group: {g!r} is given twice; name each group column once "
+                                 "(several different columns form intersections)",
+                                 param="group")
+        seen.add(g)
 
     def term(value, param):
         if value is None:

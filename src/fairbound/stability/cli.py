@@ -36,9 +36,13 @@ def _csv_list(value: str | None, param: str, cast=str) -> list | None:
                              param=param) from None
 
 
-def read_table(source: str):
-    """Read ``tweets``, ``adult``, ``bios:PATH`` or a CSV / Parquet / JSON-lines file."""
-    import pandas as pd
+def read_table(source: str, param: str = "data"):
+    """Read ``tweets``, ``adult``, ``bios:PATH`` or a CSV / Parquet / JSON-lines file.
+
+    Every problem with the file (a folder, an empty or unparsable file, a ragged CSV line)
+    is a one-line :class:`~fairbound.errors.FairboundError` naming ``param``.
+    """
+    from fairbound.stability.data import read_frame
 
     if source == "tweets":
         from fairbound.stability.data import load_tweets
@@ -54,17 +58,31 @@ def read_table(source: str):
         return load_bios(source[5:])
     p = Path(source)
     if not p.exists():
-        raise FairboundError(f"data: no such file {source!r} (or use tweets, adult, "
-                             "bios:PATH)", param="data")
-    suffix = p.suffix.lower()
-    if suffix == ".csv":
-        return pd.read_csv(p)
-    if suffix == ".parquet":
-        return pd.read_parquet(p)
-    if suffix in (".jsonl", ".json"):
-        return pd.read_json(p, lines=suffix == ".jsonl")
-    raise FairboundError(f"data: {source!r} must be .csv, .parquet, .jsonl or .json",
-                         param="data")
+        raise FairboundError(f"{param}: no such file {source!r} (or use tweets, adult, "
+                             "bios:PATH)", param=param)
+    if p.is_dir():
+        raise FairboundError(f"{param}: {source!r} is a folder, not a file (a CSV, Parquet or "
+                             "JSON-lines file; bios:FOLDER reads a Bias in Bios folder)",
+                             param=param)
+    if p.suffix.lower() not in (".csv", ".parquet", ".jsonl", ".json"):
+        raise FairboundError(f"{param}: {source!r} must be .csv, .parquet, .jsonl or .json",
+                             param=param)
+    return read_frame(p, param=param)
+
+
+def _check_trainer_columns(trainer, frames: dict) -> None:
+    """The trainer's text or feature columns exist, before any run (or store) is made."""
+    needed = []
+    text = getattr(trainer, "text_column", None)
+    if text is not None:
+        needed.append(("text_column", text))
+    needed += [("features", c) for c in (getattr(trainer, "columns", None) or ())]
+    for what, df in frames.items():
+        for param, col in needed:
+            if col not in df.columns:
+                where = "" if what == "data" else f" in {what}"
+                raise FairboundError(f"{param}: no column {col!r}{where}; columns are "
+                                     f"{list(df.columns)[:20]}", param=param)
 
 
 def _conditions(specs: list[str] | None, text_column: str | None) -> dict | None:
@@ -135,7 +153,14 @@ def run_command(
     from fairbound.stability.study import PAPER_METRICS, run_study
     from fairbound.stability.trainers import make_trainer
 
+    if store.exists() and not store.is_dir():
+        raise FairboundError(f"store: {str(store)!r} is a file; give a folder (runs are saved "
+                             "there)", param="store")
+    if report is not None and report.exists() and not report.is_dir():
+        raise FairboundError(f"report: {str(report)!r} is a file; give a folder",
+                             param="report")
     df = read_table(data)
+    test_df = None if test_data is None else read_table(test_data, "test_data")
     key = "bios" if data.startswith("bios:") else data
     d_label, d_group, d_text, d_ref = _BUNDLED.get(key, (None, None, None, None))
     if group is None or group == d_group:
@@ -152,10 +177,12 @@ def run_command(
                                 "relationship,race,capital_gain,capital_loss,hours_per_week")
     tr = make_trainer(trainer, text_column=text_column,
                       columns=_csv_list(features, "features"), model_path=model_path)
+    frames = {"data": df} if test_df is None else {"data": df, "test_data": test_df}
+    _check_trainer_columns(tr, frames)
     result = run_study(
         df, label=label, group=group, trainer=tr, sizes=_csv_list(sizes, "sizes", int),
         n_repeats=repeats, test_size=test_size,
-        test_data=None if test_data is None else read_table(test_data),
+        test_data=test_df,
         stratify=_csv_list(stratify, "stratify"),
         conditions=_conditions(condition, text_column),
         metrics=metric or PAPER_METRICS, comparison=comparison, reference=reference,
@@ -179,10 +206,15 @@ def summary_command(
 
     if fmt not in ("table", "csv", "json"):
         raise FairboundError(f"format must be table, csv or json; got {fmt!r}", param="format")
+    if out is not None and out.is_dir():
+        raise FairboundError(f"out: {str(out)!r} is a folder; give a file name such as "
+                             "summary.csv", param="out")
     res = load_study(store)
     s = res.summary()
     if out is not None:
-        s.to_csv(out, index=False)
+        from fairbound._io import write_all_atomic
+
+        write_all_atomic([("out", out, s.to_csv(index=False).encode("utf-8"))])
     if fmt == "csv":
         typer.echo(s.to_csv(index=False), nl=False)
         return
@@ -231,9 +263,25 @@ def report_command(
 
     if out is None and html is None:
         raise FairboundError("report: give --out FOLDER and/or --html FILE.html", param="out")
+    # every option is checked before anything is written
+    fm = [] if formats == "none" else _csv_list(formats, "formats")
+    bad = [f for f in fm if f not in ("png", "svg", "pdf")]
+    if bad:
+        raise FairboundError(f"formats must be among png, svg, pdf; got {bad[0]!r}",
+                             param="formats")
+    from fairbound.stability.summary import CORRECTIONS
+
+    if correction not in CORRECTIONS:
+        raise FairboundError(f"correction must be one of {', '.join(CORRECTIONS)}; got "
+                             f"{correction!r}", param="correction")
+    if out is not None and out.exists() and not out.is_dir():
+        raise FairboundError(f"out: {str(out)!r} is a file; give a folder for the report",
+                             param="out")
+    if html is not None and html.is_dir():
+        raise FairboundError(f"html: {str(html)!r} is a folder; give a file name such as "
+                             "report.html", param="html")
     result = load_study(store)
     if out is not None:
-        fm = [] if formats == "none" else _csv_list(formats, "formats")
         path = result.write_report(out, formats=fm, correction=correction)
         typer.echo(f"report: {path}")
     if html is not None:
@@ -252,20 +300,28 @@ def debias_command(
     name: Annotated[str, typer.Option(help="Neutral first name.")] = "Camille",
 ) -> None:
     """Rewrite gender indicators of a text column (all-female or all-male)."""
+    import io
+
+    from fairbound._io import write_all_atomic
     from fairbound.stability.study import TextDebias
 
-    df = read_table(str(source))
-    out = TextDebias(column, variant, name)(df)
     suffix = dest.suffix.lower()
-    if suffix == ".csv":
-        out.to_csv(dest, index=False)
-    elif suffix == ".parquet":
-        out.to_parquet(dest, index=False)
-    elif suffix == ".jsonl":
-        out.to_json(dest, orient="records", lines=True)
-    else:
+    if suffix not in (".csv", ".parquet", ".jsonl"):
         raise FairboundError(f"dest must end in .csv, .parquet or .jsonl; got {str(dest)!r}",
                              param="dest")
+    if dest.is_dir():
+        raise FairboundError(f"dest: {str(dest)!r} is a folder; give a file name", param="dest")
+    df = read_table(str(source), "source")
+    out = TextDebias(column, variant, name)(df)
+    if suffix == ".csv":
+        data = out.to_csv(index=False).encode("utf-8")
+    elif suffix == ".parquet":
+        buf = io.BytesIO()
+        out.to_parquet(buf, index=False)
+        data = buf.getvalue()
+    else:
+        data = out.to_json(orient="records", lines=True).encode("utf-8")
+    write_all_atomic([("dest", dest, data)])  # whole or not at all
     typer.echo(f"{len(out):,} rows written to {dest}")
 
 

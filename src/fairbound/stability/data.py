@@ -27,6 +27,72 @@ BIOS_PROFESSIONS: tuple[str, ...] = (
 
 _TWEET_CLASSES = {0: "hate", 1: "offensive", 2: "neither"}
 
+#: File suffixes :func:`read_frame` reads.
+FRAME_SUFFIXES = (".csv", ".parquet", ".jsonl", ".json")
+
+
+def read_frame(path: str | Path, *, param: str = "data") -> pd.DataFrame:
+    r"""Read a CSV, Parquet or JSON(-lines) file whole, with one-line errors.
+
+    A folder, an empty file, an unknown suffix, a ragged or half-written CSV line and a
+    file that does not parse are each a :class:`~fairbound.errors.FairboundError` naming
+    ``param`` and the file (for a CSV, the first bad line and its number of fields).
+
+    Parameters
+    ----------
+    path : str or pathlib.Path
+        A ``.csv``, ``.parquet``, ``.jsonl`` or ``.json`` file.
+    param : str
+        The parameter named in errors.
+
+    Returns
+    -------
+    pandas.DataFrame
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> f = pathlib.Path(tempfile.mkdtemp()) / "x.csv"
+    >>> _ = f.write_text("text,label\nhi,1\nhello,0,7\n")
+    >>> read_frame(f)
+    Traceback (most recent call last):
+    ...
+    fairbound.errors.FairboundError: data: line 3 of .../x.csv has 3 fields, the header has 2
+    """
+    from fairbound.engines.duckdb_engine import find_ragged_line
+
+    p = Path(path)
+    shown = str(path)
+    if not p.exists():
+        raise FairboundError(f"{param}: no such file {shown!r}", param=param)
+    if p.is_dir():
+        raise FairboundError(f"{param}: {shown!r} is a folder, not a file", param=param)
+    suffix = p.suffix.lower()
+    if suffix not in FRAME_SUFFIXES:
+        raise FairboundError(f"{param}: {shown!r} must be a .csv, .parquet, .jsonl or .json "
+                             "file", param=param)
+    if p.stat().st_size == 0:
+        raise FairboundError(f"{param}: file is empty: {shown!r}", param=param)
+    if suffix == ".csv":
+        problem = find_ragged_line(str(p), separator=",", max_lines=None, shown=shown,
+                                   param=param)
+        if problem is not None:
+            raise FairboundError(problem, param=param)
+    kind = {".csv": "CSV", ".parquet": "Parquet", ".jsonl": "JSON lines"}.get(suffix, "JSON")
+    try:
+        if suffix == ".csv":
+            return pd.read_csv(p)
+        if suffix == ".parquet":
+            return pd.read_parquet(p)
+        return pd.read_json(p, lines=suffix == ".jsonl")
+    except (FairboundError, ImportError):
+        raise
+    except Exception as exc:  # pandas, pyarrow and json raise many kinds
+        lines = [t for t in str(exc).splitlines() if t.strip()]
+        detail = " ".join(lines[0].split()) if lines else type(exc).__name__
+        raise FairboundError(f"{param}: cannot read {shown!r} as {kind}: {detail}",
+                             param=param) from None
+
 
 def load_tweets(*, binary: bool = True, dropna: bool = True) -> pd.DataFrame:
     """Load the bundled dialect-annotated tweets.
@@ -127,7 +193,7 @@ def load_bios(path: str | Path) -> pd.DataFrame:
         raise FairboundError(f"path does not exist: {str(path)!r}", param="path")
     if p.is_dir():
         files = sorted(f for f in p.iterdir() if f.suffix in {".parquet", ".jsonl", ".json",
-                                                               ".csv"})
+                                                               ".csv"} and f.is_file())
         if not files:
             raise FairboundError(
                 f"path {str(path)!r} holds no .parquet, .jsonl, .json or .csv file",
@@ -139,16 +205,11 @@ def load_bios(path: str | Path) -> pd.DataFrame:
 
 
 def _read_bios_file(p: Path) -> pd.DataFrame:
-    if p.suffix == ".parquet":
-        raw = pd.read_parquet(p)
-    elif p.suffix in {".jsonl", ".json"}:
-        raw = pd.read_json(p, lines=p.suffix == ".jsonl")
-    elif p.suffix == ".csv":
-        raw = pd.read_csv(p)
-    else:
+    if p.suffix.lower() not in FRAME_SUFFIXES:
         raise FairboundError(
             f"path must be a .parquet, .jsonl, .json or .csv file; got {str(p)!r}", param="path"
         )
+    raw = read_frame(p, param="path")
     missing = [c for c in ("hard_text", "profession", "gender") if c not in raw.columns]
     if missing:
         raise FairboundError(
