@@ -23,6 +23,8 @@ import pytest
 import fairbound
 from fairbound.cli import main
 from fairbound.errors import FairboundError
+from fairbound.stability.study import StudyResult, run_study
+from fairbound.stability.trainers import TabularTrainer, TfidfLogisticTrainer
 from fairbound.stats import GroupStats, difference_interval
 
 DOC = Path(__file__).resolve().parents[1] / "docs" / "bad_inputs.md"
@@ -233,6 +235,17 @@ CLI_CASES = [
     ("num-simulate-reps", "simulate --reps 0", "n_reps must be a positive integer; got 0"),
     ("num-simulate-list", "simulate --n a,b --reps 10",
      "n must be a comma-separated list of int values; got 'a'"),
+    ("num-plan-n-inf", "plan --n inf --bias 0.1",
+     "n must be a finite number of annotated examples; got inf"),
+    ("num-plan-n-nan-method", "plan --n nan --method betting",
+     "n must be a positive number; got nan"),
+    ("num-plan-n-negative-method", "plan --n -5 --method betting",
+     "n must be a positive number; got -5.0"),
+    ("num-plan-variance-inf", "plan --bias 0.1 --variance inf",
+     "variance must be a finite number >= 0; got inf"),
+    ("num-plan-seed", "plan --bias 0.1 --method betting --seed -1",
+     "seed must be a non-negative integer; got -1"),
+    ("num-simulate-seed", "simulate --seed -1", "seed must be a non-negative integer; got -1"),
     # outputs
     ("out-json-folder", f"{A} --json . --html out/r.html",
      "--json: '.' is a folder; give a file name"),
@@ -256,6 +269,21 @@ CLI_CASES = [
      "correction must be one of holm, bonferroni, bh, none; got 'none2'"),
     ("out-debias-folder", "stability debias ok.csv folder.csv",
      "dest: 'folder.csv' is a folder; give a file name"),
+    ("out-plan-figure-format", "plan --bias 0.1 --figure out/f.xyz",
+     "--figure: unsupported file type '.xyz' (use .png, .svg or .pdf)"),
+    ("out-plan-figure-folder", "plan --bias 0.1 --figure folder.csv",
+     "--figure: 'folder.csv' is a folder; give a file name"),
+    ("out-plan-figure-unwritable", "plan --bias 0.1 --html out/p.html --figure ok.csv/f.png",
+     "--figure: cannot write 'ok.csv/f.png': 'ok.csv' is a file, not a folder"),
+    ("out-simulate-folder", "simulate --output folder.csv",
+     "--output: 'folder.csv' is a folder; give a file name"),
+    ("out-simulate-suffix", "simulate --output out/s.xyz",
+     "--output: unsupported file type '.xyz' (use .txt, or .json with --format json, .csv "
+     "with --format csv, .md with --markdown)"),
+    ("out-simulate-mismatch", "simulate --format json --output out/s.csv",
+     "--output: 'out/s.csv' would hold JSON (--format json); name it .json or .txt"),
+    ("out-simulate-unwritable", "simulate --output ok.csv/s.txt",
+     "--output: cannot write 'ok.csv/s.txt': 'ok.csv' is a file, not a folder"),
     # SQL --where / --pred injection attempts
     ("sql-two-statements", f"{A} --where '1; DROP TABLE x'",
      "where: cannot parse '1; DROP TABLE x' as a SQL expression"),
@@ -299,6 +327,16 @@ CLI_CASES = [
      "column 'cost' must hold numbers; could not convert string to float: 'abc'"),
     ("monitor-empty", "monitor empty.csv --group gender --cost cost",
      "source is empty: expected a CSV header line"),
+    ("monitor-parquet", "monitor ok.parquet --group g --cost c",
+     "source: monitor reads CSV text; 'ok.parquet' is a Parquet file (write its rows out as "
+     "CSV, or pipe them as CSV to 'fairbound monitor -')"),
+    ("monitor-not-utf8", "monitor latin1.csv --group g --cost y",
+     "source: 'latin1.csv' is not UTF-8 text (monitor reads CSV text): cannot decode byte "
+     "0xe9: invalid continuation byte"),
+    ("monitor-folder", "monitor folder.csv --group g --cost c",
+     "source: 'folder.csv' is a folder; give a CSV file (or - to read standard input)"),
+    ("monitor-group-absent", "monitor rows.csv --group gender --cost cost --groups f,zz",
+     "groups: group 'zz' never occurred in column 'gender'; groups are ['f', 'm']"),
     # stability
     ("stability-folder", "stability run folder.csv --store out/st --label y --group g",
      "data: 'folder.csv' is a folder, not a file (a CSV, Parquet or JSON-lines file; "
@@ -336,8 +374,7 @@ CLI_CASES = [
     ("nli-samples-missing", "nli audit --samples nope.csv -p pred.csv",
      "samples: file 'nope.csv' does not exist"),
     ("nli-samples-ragged", "nli audit --samples ragged.csv -p pred.csv",
-     "samples: cannot read 'ragged.csv': Error tokenizing data. C error: Expected 8 fields "
-     "in line 57, saw 9"),
+     "samples: line 57 of ragged.csv has 9 fields, the header has 8"),
     ("nli-three-models", "nli audit --samples samples.csv -p pred.csv -p pred.csv -p pred.csv",
      "predictions: give one or two, got 3"),
     ("nli-no-column", "nli audit --samples samples.csv -p column:nope",
@@ -352,6 +389,20 @@ CLI_CASES = [
      "quotes at line 1)"),
     ("nli-versions", "nli expand --versions sideways",
      "versions: allowed 'pro', 'anti', got ['sideways']"),
+    ("nli-samples-folder", "nli audit --samples folder.csv -p pred.csv",
+     "samples: 'folder.csv' is a folder, not a file"),
+    ("nli-samples-half-line", "nli audit --samples half.csv -p pred.csv",
+     "samples: line 57 of half.csv has 2 fields, the header has 8"),
+    ("nli-predictions-half-line", "nli audit --samples samples.csv -p half.csv",
+     "predictions: line 57 of half.csv has 2 fields, the header has 8"),
+    ("nli-surplus-name", "nli audit --samples samples.csv -p pred.csv --name a --name b",
+     "name: 2 names for 1 prediction set ('a', 'b'); give at most one --name per "
+     "--predictions"),
+    ("nli-device-no-model", "nli audit --samples samples.csv -p pred.csv --device tpu",
+     "device: --device 'tpu' has no effect: no model runs (every --predictions is a file or "
+     "column:NAME; give a local model folder to run one)"),
+    ("nli-batch-size-no-model", "nli audit --samples samples.csv -p pred.csv --batch-size 8",
+     "batch_size: --batch-size 8 has no effect: no model runs"),
 ]
 
 
@@ -384,6 +435,11 @@ def _frame():
 def _audit(data, **kw):
     return fairbound.audit(data, **{"group": "g", "label": "y", "prediction": "p",
                                     "method": "newcombe", **kw})
+
+
+def _study(trainer, **kw):
+    return run_study(_frame(), label="y", group="g", trainer=trainer, sizes=[30], n_repeats=1,
+                     store="out/st", progress=False, **kw)
 
 
 PY_CASES = [
@@ -423,6 +479,16 @@ PY_CASES = [
      "confidence_level must be in (0, 1); got 2"),
     ("py-jsonl-group-clash", None,  # filled in by the test: needs the data folder
      "group: column 'g' in clash.jsonl holds both 3 and '3'"),
+    ("py-study-trainer-columns",  # no store (study.json) is made
+     lambda: _study(TfidfLogisticTrainer("text")),
+     "text_column: no column 'text'; columns are ['g', 'y', 'p']"),
+    ("py-study-features",
+     lambda: _study(TabularTrainer(columns=("p", "age")), test_data=_frame()),
+     "features: no column 'age'; columns are ['g', 'y', 'p']"),
+    ("py-study-report-correction",  # no report folder is made
+     lambda: StudyResult(None, pd.DataFrame(), pd.DataFrame()).write_report(
+         "out/r", formats=(), correction="none2"),
+     "correction must be one of holm, bonferroni, bh, none; got 'none2'"),
 ]
 
 
@@ -432,10 +498,12 @@ def test_python_bad_input(data_dir, monkeypatch, call, message):
     monkeypatch.chdir(data_dir)
     if call is None:
         call = lambda: _audit("clash.jsonl")  # noqa: E731
+    before = _snapshot(data_dir)
     with pytest.raises(FairboundError) as info:
         call()
     assert "\n" not in str(info.value)
     assert str(info.value).startswith(message), str(info.value)
+    assert _snapshot(data_dir) == before  # nothing written (a study store, a report folder)
 
 
 # ----------------------------------------------------------------------------- odd but fine

@@ -917,6 +917,9 @@ def _validate_audit(data, group, label, prediction, metrics, cost, cost_max, com
             metrics.append("cost")
     elif isinstance(metrics, str):
         metrics = [metrics]
+    elif not isinstance(metrics, list | tuple | set | frozenset):
+        raise FairboundError(f"metrics must be a metric name or a list of them; got "
+                             f"{metrics!r:.60}", param="metrics")
     resolved = []
     for m in metrics:
         mm = get_metric(m)

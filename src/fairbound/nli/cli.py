@@ -54,6 +54,54 @@ def _write_table(frame, path: Path) -> None:
                              ".jsonl)", param="output")
 
 
+def _read_table(path, *, param: str):
+    """:func:`fairbound.nli.models.read_table`, refusing a folder and a ragged CSV line.
+
+    pandas fills a line with fewer fields than the header (a row cut off while the file was
+    being written) with missing values; the check that ``fairbound audit`` and
+    ``fairbound stability`` run first (:func:`find_ragged_line`) names that line instead.
+    """
+    from fairbound.engines.duckdb_engine import find_ragged_line
+    from fairbound.nli.models import read_table
+
+    p = Path(path)
+    if p.is_dir():
+        raise FairboundError(f"{param}: {str(path)!r} is a folder, not a file", param=param)
+    separator = {".csv": ",", ".tsv": "\t", ".tab": "\t"}.get(p.suffix.lower())
+    if separator is not None and p.is_file():
+        problem = find_ragged_line(str(p), separator=separator, max_lines=None,
+                                   shown=str(path), param=param)
+        if problem is not None:
+            raise FairboundError(problem, param=param)
+    return read_table(p, param=param)
+
+
+def _model_folders(predictions: list[str]) -> list[str]:
+    """The ``--predictions`` that are model folders (the rest are files or columns)."""
+    return [p for p in predictions if not p.startswith("column:") and Path(p).is_dir()]
+
+
+def _check_model_options(ctx, predictions: list[str], names: list[str] | None,
+                         device: str, batch_size: int) -> None:
+    """Refuse options that would be silently ignored: surplus names, unused model settings."""
+    if names and len(names) > len(predictions):
+        raise FairboundError(
+            f"name: {len(names)} names for {len(predictions)} prediction set"
+            f"{'s' if len(predictions) != 1 else ''} ({', '.join(map(repr, names))}); give "
+            "at most one --name per --predictions", param="name")
+    if _model_folders(predictions):
+        return
+    for param, option, value in (("device", "--device", device),
+                                 ("batch_size", "--batch-size", batch_size)):
+        # typer vendors click: compare the parameter source by name, not by its enum class
+        given = getattr(ctx.get_parameter_source(param), "name", None) == "COMMANDLINE"
+        if given and not (param == "device" and value == "auto"):
+            raise FairboundError(
+                f"{param}: {option} {value!r} has no effect: no model runs (every "
+                "--predictions is a file or column:NAME; give a local model folder to run "
+                "one)", param=param)
+
+
 def expand_command(
     output: Annotated[Path | None, typer.Option(
         "--output", "-o", help="Write the samples (.csv, .parquet, .jsonl).")] = None,
@@ -99,7 +147,7 @@ def _predictions(spec: str, samples, *, device: str, batch_size: int, progress: 
     """Predictions from a file, a column of the samples, or a local model folder."""
     import pandas as pd
 
-    from fairbound.nli.models import load_nli_model, read_table
+    from fairbound.nli.models import load_nli_model
 
     if spec.startswith("column:"):
         col = spec.split(":", 1)[1]
@@ -130,7 +178,7 @@ def _predictions(spec: str, samples, *, device: str, batch_size: int, progress: 
                     bar.advance(task, len(parts[-1]))
         return model.name, np.concatenate(parts) if parts else np.array([], np.int8)
     if path.is_file():
-        table = read_table(path, param="predictions")
+        table = _read_table(path, param="predictions")
         if "sample_id" not in table.columns or "prediction" not in table.columns:
             raise FairboundError(f"predictions: {str(path)!r} needs columns sample_id and "
                                  f"prediction, got {list(table.columns)[:6]}",
@@ -141,6 +189,7 @@ def _predictions(spec: str, samples, *, device: str, batch_size: int, progress: 
 
 
 def audit_command(
+    ctx: typer.Context,
     samples: Annotated[Path, typer.Option(help="Expanded samples (from `nli expand` or "
                                                 "`nli extend`).")],
     predictions: Annotated[list[str], typer.Option(
@@ -164,15 +213,15 @@ def audit_command(
     """BBNLI bias measures with cluster-bootstrap intervals; paired comparison of two models."""
     from fairbound._render import check_format
     from fairbound.nli import audit_nli, compare_nli
-    from fairbound.nli.models import read_table
 
     fmt = check_format(fmt)
     if not 1 <= len(predictions) <= 2:
         raise FairboundError(f"predictions: give one or two, got {len(predictions)}",
                              param="predictions")
+    _check_model_options(ctx, predictions, name, device, batch_size)
     breakdown = () if by.strip().lower() == "none" else tuple(
         b.strip() for b in by.split(",") if b.strip())
-    table = read_table(samples, param="samples")
+    table = _read_table(samples, param="samples")
     preds = [_predictions(p, table, device=device, batch_size=batch_size,
                           progress=fmt == "table") for p in predictions]
     names = list(name or []) + [n for n, _ in preds][len(name or []):]

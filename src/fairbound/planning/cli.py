@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
 from fairbound._render import check_format, console, fmt_int
+
+#: Figure files ``plan --figure`` writes (no suffix: PNG).
+FIGURE_SUFFIXES = ("", ".png", ".svg", ".pdf")
 
 
 def plan_command(
@@ -47,11 +51,25 @@ def plan_command(
              "when the true gap is --bias (default 0); needs --method.")] = None,
 ) -> None:
     """Solve the Bernstein (BBU) bound for whichever of n, bias, confidence is missing."""
+    from fairbound.errors import FairboundError
     from fairbound.planning import plan_bbu, plot_plan_curve
+    from fairbound.stats.cli import check_output_file
 
     fmt = check_format(fmt)
+    # every number and output is checked before anything is computed or written
+    if n is not None and not n > 0:
+        raise FairboundError(f"n must be a positive number; got {n!r}", param="n")
+    if n is not None and math.isinf(n):
+        raise FairboundError(f"n must be a finite number of annotated examples; got {n!r}",
+                             param="n")
+    if variance is not None and math.isinf(variance):
+        raise FairboundError(f"variance must be a finite number >= 0; got {variance!r}",
+                             param="variance")
+    if figure is not None:
+        check_output_file("--figure", figure, FIGURE_SUFFIXES, "use .png, .svg or .pdf")
+    if html is not None:
+        check_output_file("--html", html, (".html", ".htm"), "use .html")
     if method is not None or power is not None or tolerance is not None:
-        from fairbound.errors import FairboundError
         from fairbound.stats.cli import plan_with_method
 
         if method is None and tolerance is not None:
@@ -76,19 +94,22 @@ def plan_command(
     p = plan_bbu(n=n, bias=bias, confidence_level=confidence, gamma=gamma, cost_max=cost_max,
                  variance=variance, corrected=corrected)
     frame = p.curve() if (curve or fmt == "csv") else None
+    outputs = []  # written together, all or none
     if html is not None:
-        from fairbound.report import write_plan_report
+        from fairbound.report import render_plan_report
 
-        write_plan_report(p, html)
+        outputs.append(("--html", html, render_plan_report(p).encode("utf-8")))
     if figure is not None:
         import io
 
-        from fairbound._io import write_bytes_atomic
-
         fig = plot_plan_curve(p)
         buf = io.BytesIO()
-        fig.savefig(buf, format=figure.suffix.lstrip(".") or "png", dpi=120)
-        write_bytes_atomic(figure, buf.getvalue())
+        fig.savefig(buf, format=figure.suffix.lower().lstrip(".") or "png", dpi=120)
+        outputs.append(("--figure", figure, buf.getvalue()))
+    if outputs:
+        from fairbound._io import write_all_atomic
+
+        write_all_atomic(outputs)
     if fmt == "json":
         out = p.to_dict()
         if frame is not None:

@@ -419,7 +419,10 @@ class StudyResult:
     def write_report(self, directory: str | Path, **kwargs) -> Path:
         """Write tables, figures and ``report.md``: see :func:`write_report`."""
         from fairbound.stability.report import write_report
+        from fairbound.stability.summary import _check_tests
 
+        if "correction" in kwargs:  # checked before the report folder is made
+            _check_tests("student", kwargs["correction"])
         return write_report(self, directory, **kwargs)
 
 
@@ -570,6 +573,11 @@ def run_study(
         data, label, group, trainer, sizes, n_repeats, test_size, test_data, stratify,
         conditions, metrics, comparison, reference, method, confidence_level, seed, n_jobs,
         backend, store, max_runs)
+    # the trainer's text or feature columns, before study.json is written (as the CLI does)
+    from fairbound.stability.cli import _check_trainer_columns
+
+    _check_trainer_columns(trainer, {"data": pool} if test_pool is None else
+                           {"data": pool, "test_data": test_pool})
     rs = RunStore(store) if store is not None else None
     done: set = set()
     if rs is not None:

@@ -22,8 +22,12 @@ from fairbound.errors import FairboundError
 Guarantee = Literal["finite-sample", "asymptotic", "bayesian", "resampling"]
 
 
-class NotEstimable(Exception):
-    """Raised by methods when a quantity cannot be estimated; the message is the reason."""
+class NotEstimable(FairboundError):
+    """Raised by methods when a quantity cannot be estimated; the message is the reason.
+
+    A :class:`~fairbound.errors.FairboundError`, so that a public call on an empty group is
+    one line; audits catch it and report the comparison as not estimable.
+    """
 
 
 @dataclass(frozen=True)
@@ -90,10 +94,13 @@ class GroupStats:
         """Statistics of an array of costs (kept as the sample when not binary)."""
         cost_max = check_positive(cost_max, "cost_max")
         try:
-            c = np.asarray(costs, dtype=float).ravel()
+            c = np.asarray(costs, dtype=float)
         except (TypeError, ValueError):
             raise FairboundError(f"costs must be numbers in [0, cost_max]; got {costs!r:.60}",
                                  param="costs") from None
+        if c.ndim != 1:
+            raise FairboundError(f"costs must be one-dimensional; got shape {c.shape}",
+                                 param="costs")
         bad = c[~((c >= 0) & (c <= cost_max))]  # also catches NaN and inf
         if bad.size:
             raise FairboundError(f"costs must be finite numbers in [0, {cost_max:g}]; got "

@@ -6,6 +6,7 @@ Heavy imports (numpy, pandas, the simulation code) happen inside the commands so
 
 from __future__ import annotations
 
+import io
 import json
 import sys
 from pathlib import Path
@@ -31,6 +32,75 @@ def _split(text: str | None, param: str, kind=str) -> tuple | None:
             raise FairboundError(f"{param} must be a comma-separated list of "
                                  f"{kind.__name__} values; got {p!r}", param=param) from None
     return tuple(out)
+
+
+def check_output_file(option: str, path, suffixes: tuple[str, ...] | None = None,
+                      hint: str = "") -> Path:
+    """Check an output file before any work is done; return it as a ``Path``.
+
+    A folder, a suffix outside ``suffixes`` (``hint`` says which to use) and a place that
+    cannot hold a file (its nearest existing parent is a file, or is not writable) are
+    one-line errors naming ``option``.  Nothing is created: the write itself, later, goes
+    through :func:`fairbound._io.write_all_atomic`, which reports what this check cannot
+    foresee (a full disk) the same way.
+
+    Examples
+    --------
+    >>> check_output_file("--output", "x.xyz", (".txt",), "use .txt")
+    Traceback (most recent call last):
+    ...
+    fairbound.errors.FairboundError: --output: unsupported file type '.xyz' (use .txt)
+    """
+    import os
+
+    p = Path(path)
+    param = option.lstrip("-")
+    if p.is_dir():
+        raise FairboundError(f"{option}: {str(p)!r} is a folder; give a file name", param=param)
+    if suffixes is not None and p.suffix.lower() not in suffixes:
+        raise FairboundError(f"{option}: unsupported file type {p.suffix!r} ({hint})",
+                             param=param)
+    parent = p.parent
+    while not parent.exists() and parent != parent.parent:
+        parent = parent.parent
+    if parent.exists() and not parent.is_dir():
+        raise FairboundError(f"{option}: cannot write {str(p)!r}: {str(parent)!r} is a file, "
+                             "not a folder", param=param)
+    if parent.is_dir() and not os.access(parent, os.W_OK | os.X_OK):
+        raise FairboundError(f"{option}: cannot write {str(p)!r}: no permission to write in "
+                             f"{str(parent)!r}", param=param)
+    return p
+
+
+def check_seed(seed) -> int:
+    """``seed`` as a non-negative integer, or a one-line error."""
+    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+        raise FairboundError(f"seed must be a non-negative integer; got {seed!r}", param="seed")
+    return seed
+
+
+# what ``simulate`` writes, by --markdown / --format: (description, option, suffixes)
+_SIMULATE_OUTPUTS = {
+    "markdown": ("a Markdown page", "--markdown", (".md", ".markdown")),
+    "json": ("JSON", "--format json", (".json",)),
+    "csv": ("CSV", "--format csv", (".csv",)),
+    "table": ("text tables", "--format table", ()),
+}
+
+
+def _check_simulate_output(output: Path | None, kind: str) -> None:
+    """The --output file fits what is written (plain .txt always does), checked first."""
+    if output is None:
+        return
+    known = {"", ".txt"} | {s for _, _, sx in _SIMULATE_OUTPUTS.values() for s in sx}
+    check_output_file("--output", output, tuple(sorted(known)),
+                      "use .txt, or .json with --format json, .csv with --format csv, .md "
+                      "with --markdown")
+    what, how, suffixes = _SIMULATE_OUTPUTS[kind]
+    if output.suffix.lower() not in {"", ".txt", *suffixes}:
+        name = " or ".join([*suffixes, ".txt"])
+        raise FairboundError(f"--output: {str(output)!r} would hold {what} ({how}); name it "
+                             f"{name}", param="output")
 
 
 def simulate_command(
@@ -63,6 +133,8 @@ def simulate_command(
     from fairbound.stats.simulate import methods_page, peeking_error, power_table, simulate
 
     fmt = check_format(fmt)
+    check_seed(seed)
+    _check_simulate_output(output, "markdown" if markdown else fmt)
     kw = dict(share=_split(share, "share", float), n_reps=reps,
               confidence_level=confidence_level, seed=seed)
     scen, sizes = _split(scenarios, "scenarios"), _split(n, "n", int)
@@ -92,9 +164,9 @@ def simulate_command(
     else:
         text = _tables(sim, pw, pk)
     if output is not None:
-        from fairbound._io import write_bytes_atomic
+        from fairbound._io import write_all_atomic
 
-        write_bytes_atomic(output, text.encode())
+        write_all_atomic([("--output", output, text.encode())])
         typer.echo(f"written to {output}")
     else:
         typer.echo(text, nl=False)
@@ -397,22 +469,35 @@ def monitor_command(
             raise FairboundError(f"metric: {m.name!r} needs --cost, not --label/--prediction",
                                  param="metric")
     if source == "-":
-        fh = sys.stdin
+        # read as strict UTF-8 whatever the locale (a file is), not with surrogate escapes
+        fh = (io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", newline="")
+              if hasattr(sys.stdin, "buffer") else sys.stdin)
+        shown = "standard input"
     else:
-        path = Path(source)
+        path, shown = Path(source), repr(source)
+        if path.is_dir():
+            raise FairboundError(f"source: {source!r} is a folder; give a CSV file (or - to "
+                                 "read standard input)", param="source")
         if not path.is_file():
             raise FairboundError(f"source file not found: {source!r}", param="source")
+        kind = _NOT_CSV.get(path.suffix.lower())
+        if kind is not None:
+            raise FairboundError(f"source: monitor reads CSV text; {source!r} is a {kind} "
+                                 "file (write its rows out as CSV, or pipe them as CSV to "
+                                 "'fairbound monitor -')", param="source")
         fh = path.open(newline="", encoding="utf-8")
     reader = _CsvRows(fh, batch_size=batch_size, follow=follow, poll=poll, timeout=timeout)
     stream = None if cost is not None else _StreamLabels(label, prediction, pos_label, metric,
                                                          favourable)
     mon = None
+    groups_seen: set = set()  # every group read: a --groups value may never occur
     pct = f"{confidence_level:.0%}"
     try:
         reader.read_header()
         reader.require([group] + ([cost] if cost is not None else [label, prediction]))
         for rows in reader.batches():
             g = np.array([r[group] for r in rows], dtype=object)
+            groups_seen.update(g.tolist())
             if stream is None:
                 c = _cost_column(rows, cost)
             else:
@@ -439,12 +524,27 @@ def monitor_command(
                            f"{step.high:+.4f}]  {step.verdict}")
             if step.stop:
                 break
+    except UnicodeDecodeError as exc:
+        bad = exc.object[exc.start:exc.start + 1].hex() if exc.object else ""
+        raise FairboundError(f"source: {shown} is not UTF-8 text (monitor reads CSV text): "
+                             f"cannot decode byte 0x{bad}: {exc.reason}", param="source") from None
     finally:
-        if fh is not sys.stdin:
+        if source != "-":
             fh.close()
+        elif fh is not sys.stdin:
+            fh.detach()  # leave sys.stdin itself open
     if mon is None:
         extra = f" ({'; '.join(reader.notes())})" if reader.notes() else ""
         raise FairboundError(f"source has a header but no rows{extra}", param="source")
+    # at the end of the input (or --timeout), a named group that no row held is an error,
+    # never a gap of NaN
+    absent = [x for x in (mon.group_a, mon.group_b) if x not in groups_seen]
+    if absent:
+        which = " and ".join(repr(x) for x in absent)
+        raise FairboundError(
+            f"groups: {'group' if len(absent) == 1 else 'groups'} {which} never occurred in "
+            f"column {group!r}; groups are {sorted(map(str, groups_seen))[:10]}",
+            param="groups")
     if stream is not None:
         stream.check_positive_seen()
     res = mon.result()
@@ -469,6 +569,13 @@ def monitor_command(
     typer.echo("These intervals are confidence sequences: all hold at once, so looking after "
                "every batch is allowed. Recomputing a fixed-n interval (e.g. Wald) after each "
                "batch is not.")
+
+
+# data files that are not CSV text, by suffix (monitor reads CSV text only)
+_NOT_CSV = {".parquet": "Parquet", ".pq": "Parquet", ".jsonl": "JSON-lines",
+            ".ndjson": "JSON-lines", ".json": "JSON", ".duckdb": "DuckDB", ".db": "database",
+            ".xlsx": "Excel", ".xls": "Excel", ".feather": "Arrow", ".arrow": "Arrow",
+            ".gz": "gzip", ".zip": "zip"}
 
 
 def _cost_column(rows: list[dict], cost: str):
@@ -512,6 +619,7 @@ def plan_with_method(
     if fmt not in ("table", "json"):
         raise FairboundError(f"format must be one of table, json with --method; got {fmt!r}",
                              param="format")
+    check_seed(seed)
     if tolerance is not None and gap is None:
         gap = 0.0  # parity plans: the true gap defaults to 0
     if n is None and gap is None and power is None:
