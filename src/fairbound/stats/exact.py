@@ -1,0 +1,1059 @@
+"""Exact unconditional confidence interval for a difference of two proportions.
+
+For 0/1 costs the statistics of a group are a count: ``k_A`` of ``n_A`` examples have cost
+``C`` in group A, ``k_B`` of ``n_B`` in group B, and ``delta = C (p_A - p_B)``.  The
+``exact`` method is the interval of Agresti & Min (2001): the values ``d`` at which ONE
+two-sided exact unconditional test of ``p_A - p_B = d`` does not reject,
+
+    CI = hull { d : p(d) > alpha },
+
+with, at ``d``, the score statistic of Miettinen & Nurminen (1985) / Farrington & Manning
+(1990)
+
+    T(x, y) = (x / n_A - y / n_B - d) / sqrt(pA~ qA~ / n_A + pB~ qB~ / n_B),
+
+where ``(pA~, pB~)`` is the maximum-likelihood estimate under ``p_A - p_B = d`` (closed-form
+root of a cubic, vectorised over tables), and the Berger & Boos (1994) p-value
+
+    p(d) = sup over nu in C_gamma of P_{d, nu}(|T| >= |T_obs|) + gamma.
+
+``nu = p_B`` is the nuisance parameter (``p_A = nu + d``) and ``C_gamma`` a confidence set
+for it: the Clopper-Pearson intervals of both groups, each at level ``1 - gamma/4``, so
+``C_gamma`` misses the truth with probability at most ``gamma/2``; the other ``gamma/2``
+is a margin for the numerically computed supremum (below).  ``gamma = alpha / 50`` by
+default (0.001 at the 95% level, as Berger & Boos suggest); ``gamma=0`` takes the
+supremum over every ``nu`` and gives the classical test (at ``d = 0`` it is Barnard's test
+with the pooled statistic, ``scipy.stats.barnard_exact(..., pooled=True)``).
+
+Computation.  For a fixed ``d`` the statistic decreases in ``y`` and increases in ``x``, so
+the accepted tables ``|T| < |T_obs|`` of column ``x`` are one run ``lo(x) <= y <= hi(x)``;
+the runs are guessed from the curves ``T = +-|T_obs|`` (two linear equations in ``(x, y)``
+for each value of the restricted MLE), checked with the statistic itself and repaired by
+bisection where wrong, so every run is exact.  Then
+
+    P_{d, nu}(accept) = sum_x pmf_A(x) (F_B(hi(x)) - F_B(lo(x) - 1)),
+
+summed over a window of about eight standard deviations around the nuisance set (dropped
+tables count as rejections, which can only raise ``p``).  The supremum over ``nu`` is
+taken on a grid of steps of 0.8 standard errors (combined arcsine scale of both groups),
+then the two best local maxima are refined on shrinking local grids with a parabolic step;
+against grids 16 times finer the refined supremum was never more than 2e-5 short (4e-6
+with the Berger-Boos restriction; the ``gamma/2`` margin is 0.0005 at 95%).
+
+The two ends are searched together from the asymptotic score interval, in the scale of
+``|T_obs(d)|`` (candidates placed by interpolating ``z(p)`` while the bracket is wide, by
+k-section after); candidates are first judged on the grid supremum, a lower bound that
+suffices to accept, and a rejection is confirmed with the refined supremum.  The outer,
+rejected, end of a final bracket shorter than ``min(1e-5, 0.001 se)`` is reported.  The
+accepted set is not always an interval: past its first end it can be accepted again
+(found for 4 of 25 random tables at 10 and 25 examples, for extreme tables at 200 per
+group, up to 0.22 standard errors past the end; p hovers just below ``alpha`` in
+between).  The search therefore scans past each end, 0.3 se in steps of 0.01 when the
+counts vary little (``n p q <= 100``), 0.02 se otherwise, and restarts from any accepted
+value it finds; the hull of what it finds is reported.
+
+Large counts.  Testing exactly costs time growing like the standard deviations of the
+counts, so each simple null ``(d, nu)`` whose binomial variances ``n p (1 - p)`` both stay
+within :data:`EXACT_VARIANCE` is tested exactly as above, and any other one with the
+difference ``D = X / n_A - Y / n_B`` and the tail bound of :func:`bound_tail` (per tail
+the smaller of the normal tail plus the Berry-Esseen term with Shevtsova's constant 0.56,
+and the Chernoff bound with the exact binomial moment generating functions; both are
+upper bounds of the same probability, so is their minimum).  The choice depends on the
+sizes and the hypothesised rates only, never on the counts, and each simple null gets a
+valid p-value, so the Berger-Boos supremum is still valid.  Groups of at most
+``4 EXACT_VARIANCE = 10,000`` examples are always tested exactly; above that the cost no
+longer grows with ``n`` (common rates use the bound, rare ones the exact test).
+
+Guarantee: coverage at least the nominal level for every ``n_A, n_B >= 1`` and every pair
+of true rates, by construction (a valid p-value for every simple null, a confidence set
+for the nuisance, test inversion), up to the numerical supremum discussed above.
+
+Not covered: the examples of a group must be independent draws with one success
+probability (Bernoulli sampling within each group, groups independent); clustered or
+dependent annotations need another method.  Like every exact method for discrete data
+the interval is conservative (coverage above the level, by an amount that shrinks with
+the counts).  The hull is only as complete as the scan for islands described above.
+Only 0/1 costs: fractional costs need ``betting``.  Speed: about 10-30 ms per interval up
+to a few thousand examples per group (pure numpy; most of it is per-call overhead), up to
+about 50 ms near the switch, and 10-25 ms at any size above it
+(``benchmarks/exact_power.py``).
+
+References
+----------
+A. Agresti and Y. Min. "On small-sample confidence intervals for parameters in discrete
+distributions." Biometrics 57 (2001) 963-971.
+
+I. S. F. Chan and Z. Zhang. "Test-based exact confidence intervals for the difference of
+two binomial proportions." Biometrics 55 (1999) 1202-1209 (the same test inverted as two
+one-sided tests; Agresti & Min show the single two-sided test gives shorter intervals).
+
+R. L. Berger and D. D. Boos. "P values maximized over a confidence set for the nuisance
+parameter." Journal of the American Statistical Association 89 (1994) 1012-1016.
+
+O. Miettinen and M. Nurminen. "Comparative analysis of two rates." Statistics in Medicine
+4 (1985) 213-226.
+
+C. P. Farrington and G. Manning. "Test statistics and sample size formulae for
+comparative binomial trials with null hypothesis of non-zero risk difference or non-unity
+relative risk." Statistics in Medicine 9 (1990) 1447-1454.
+
+I. G. Shevtsova. "An improvement of convergence rate estimates in the Lyapunov theorem."
+Doklady Mathematics 82 (2010) 862-864.
+
+Examples
+--------
+StatXact 11 and R's ``exact2x2`` (``uncondExact2x2(2, 7, 6, 13, method="score",
+tsmethod="square")``, the same test without the Berger-Boos restriction) give
+(-0.3079, 0.5542) for ``6/13 - 2/7``:
+
+>>> lo, hi = exact_interval(6, 13, 2, 7, gamma=0)
+>>> round(lo, 4), round(hi, 4)
+(-0.3079, 0.5542)
+>>> from fairbound.stats.base import GroupStats, difference_interval
+>>> a, b = GroupStats.from_counts(25, 3), GroupStats.from_counts(25, 0)
+>>> lo, hi = difference_interval(a, b, method="exact")
+>>> round(lo, 4), round(hi, 4)
+(-0.024, 0.32)
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from scipy import special
+
+from fairbound.errors import FairboundError
+from fairbound.stats.base import (
+    GroupStats,
+    NotEstimable,
+    check_confidence_level,
+    register_interval,
+)
+
+#: Berger-Boos ``gamma`` as a fraction of ``alpha = 1 - confidence_level``.
+GAMMA_SHARE = 1.0 / 50.0
+
+#: Binomial variance ``n p (1 - p)`` up to which a simple null is tested exactly.
+EXACT_VARIANCE = 2500.0
+
+_TIE = 1e-9             # |T| >= (1 - _TIE) |T_obs| counts as "at least as extreme"
+_TAIL_LOG = 30.0        # windows drop at most 2 exp(-30) ~ 2e-13 of each binomial's mass
+_DENSE_CELLS = 8_000    # runs from a dense table of statistics below this many cells
+_MATRIX_CELLS = 20_000  # windows up to this many tables use a 0/1 acceptance matrix
+_SPACING = 0.8          # nuisance grid step, in standard errors (arcsine scale)
+_SETTLED = 0.01         # grid p-values this far below alpha are rejections (gain < 0.004)
+_BE_CONSTANT = 0.56     # Shevtsova (2010), non-identically distributed summands
+_SCAN_WIDE = (0.3, 0.01)    # islands are looked for 0.3 se past each end in 0.01 steps,
+_SCAN_NEAR = (0.02, 0.005)  # or 0.02 se in 0.005 steps when n p q > 100 (p smoother)
+_SCAN_SETTLED = 0.003    # scanned grid p-values this far below alpha are not refined
+_FIRST = {4: np.array([0.0, 0.03, 0.08, 0.2]),
+          8: np.array([-0.02, 0.0, 0.015, 0.03, 0.05, 0.08, 0.15, 0.3])}
+
+
+# --------------------------------------------------------------------------- statistic
+def restricted_mle(x, y, n_a, n_b, delta):
+    """Maximum-likelihood ``(p_A, p_B)`` under ``p_A - p_B = delta``.
+
+    The closed-form root of the likelihood equation (a cubic), as given by Miettinen &
+    Nurminen (1985) and Farrington & Manning (1990); broadcasts over all arguments.
+
+    Parameters
+    ----------
+    x, y : array_like
+        Counts of cost-``C`` examples in groups A and B.
+    n_a, n_b : int
+        Group sizes.
+    delta : array_like
+        Hypothesised ``p_A - p_B`` in ``[-1, 1]``.
+
+    Returns
+    -------
+    (numpy.ndarray, numpy.ndarray)
+        ``p_A`` and ``p_B``.
+
+    Examples
+    --------
+    >>> pa, pb = restricted_mle(3, 5, 10, 10, 0.0)  # pooled under equality
+    >>> round(float(pa), 6), round(float(pb), 6)
+    (0.4, 0.4)
+    """
+    th = n_b / n_a
+    p1 = x / n_a
+    s = (x + y) / n_a                       # p1 + th * p2
+    a = 1.0 + th
+    b = -(a + s + delta * (th + 2.0)) / a
+    c = (delta * delta + delta * (2.0 * p1 + a) + s) / a
+    b3 = b / 3.0
+    v = b3 * (b3 * b3 - 0.5 * c) - 0.5 * p1 * delta * (1.0 + delta) / a
+    u = np.copysign(np.sqrt(np.maximum(b3 * b3 - c / 3.0, 0.0)), v)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        r = np.minimum(np.maximum(v / (u * u * u), -1.0), 1.0)
+    r = np.where(u == 0.0, 1.0, r)
+    pa = 2.0 * u * np.cos((np.pi + np.arccos(r)) / 3.0) - b3
+    pa = np.minimum(np.maximum(pa, np.maximum(0.0, delta)), np.minimum(1.0, 1.0 + delta))
+    return pa, pa - delta
+
+
+def score_statistic(x, y, n_a, n_b, delta):
+    """Score statistic of ``p_A - p_B = delta`` (Miettinen-Nurminen, no ``n/(n-1)``).
+
+    ``(x/n_A - y/n_B - delta) / sqrt(pA~ qA~ / n_A + pB~ qB~ / n_B)`` with the restricted
+    MLE of :func:`restricted_mle`; 0 where numerator and variance are both 0, and
+    ``+-inf`` where only the variance is.
+
+    Examples
+    --------
+    >>> round(float(score_statistic(7, 12, 15, 15, 0.0)), 4)  # pooled z at delta = 0
+    -1.8943
+    """
+    pa, pb = restricted_mle(x, y, n_a, n_b, delta)
+    var = pa * (1.0 - pa) / n_a + pb * (1.0 - pb) / n_b
+    num = x / n_a - y / n_b - delta
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t = num / np.sqrt(var)
+    return np.where(var > 0.0, t, np.where(num == 0.0, 0.0, np.copysign(np.inf, num)))
+
+
+# --------------------------------------------------------------------------- helpers
+def _radius(n: float, p: float) -> float:
+    # Bernstein: P(|X - n p| >= r) <= 2 exp(-r^2 / (2 (n p q + r / 3)))
+    v = n * p * (1.0 - p)
+    return _TAIL_LOG / 3.0 + math.sqrt(_TAIL_LOG**2 / 9.0 + 2.0 * v * _TAIL_LOG)
+
+
+def _window(n: int, plo: float, phi: float) -> tuple[int, int]:
+    r = _radius(n, min(max(0.5, plo), phi))
+    return max(0, math.floor(n * plo - r)), min(n, math.ceil(n * phi + r))
+
+
+def _clopper_pearson(k: int, n: int, miss: float) -> tuple[float, float]:
+    lo = 0.0 if k == 0 else float(special.betaincinv(k, n - k + 1, miss / 2.0))
+    hi = 1.0 if k == n else float(special.betaincinv(k + 1, n - k, 1.0 - miss / 2.0))
+    return lo, hi
+
+
+def _log_comb(n: int, ks: np.ndarray) -> np.ndarray:
+    return special.gammaln(n + 1.0) - special.gammaln(ks + 1.0) - special.gammaln(n - ks + 1.0)
+
+
+def _binom_pmf(ks: np.ndarray, logc: np.ndarray, p: np.ndarray) -> np.ndarray:
+    """Binomial pmf over a window for every probability in ``p`` (shape ``p.shape + (W,)``).
+
+    ``ks`` holds the counts and the non-counts as two rows ``(2, W)``: one matrix product
+    forms ``k log p + (n - k) log(1 - p)`` for every probability at once.
+    """
+    p = np.minimum(np.maximum(p, 1e-300), 1.0 - 1e-16)
+    out = np.stack([np.log(p), np.log1p(-p)], axis=-1) @ ks
+    out += logc
+    return np.exp(out, out=out)
+
+
+def _cheap_rate(n: int) -> float:
+    """Largest ``min(p, 1 - p)`` with ``n p (1 - p) <= EXACT_VARIANCE`` (0.5: every p)."""
+    if n <= 4.0 * EXACT_VARIANCE:
+        return 0.5
+    return 0.5 - math.sqrt(0.25 - EXACT_VARIANCE / n)
+
+
+class _Table:
+    """One observed table, its Berger-Boos nuisance bounds and exact-test rate limits."""
+
+    def __init__(self, k_a: int, n_a: int, k_b: int, n_b: int, gamma: float):
+        self.ka, self.na, self.kb, self.nb = int(k_a), int(n_a), int(k_b), int(n_b)
+        self.gamma = float(gamma)
+        self.d_hat = self.ka / self.na - self.kb / self.nb
+        if self.gamma > 0:
+            # Clopper-Pearson at 1 - gamma/4 for each group: together they miss with
+            # probability at most gamma/2; the other gamma/2 is the margin for the supremum
+            self.cp_a = _clopper_pearson(self.ka, self.na, self.gamma / 4.0)
+            self.cp_b = _clopper_pearson(self.kb, self.nb, self.gamma / 4.0)
+        else:
+            self.cp_a = self.cp_b = (0.0, 1.0)
+        self.tau_a = _cheap_rate(self.na)
+        self.tau_b = _cheap_rate(self.nb)
+        self.all_exact = self.tau_a >= 0.5 and self.tau_b >= 0.5
+
+    def nuisance(self, d: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Range of ``p_B`` in the nuisance confidence set under ``p_A - p_B = d``."""
+        lo = np.maximum(np.maximum(0.0, -d), np.maximum(self.cp_b[0], self.cp_a[0] - d))
+        hi = np.minimum(np.minimum(1.0, 1.0 - d), np.minimum(self.cp_b[1], self.cp_a[1] - d))
+        return lo, hi
+
+    def exact_pieces(self, d, lo, hi):
+        """Sub-intervals of ``[lo, hi]`` where both binomial variances are small enough."""
+        def parts(tau):
+            return [(0.0, 1.0)] if tau >= 0.5 else [(0.0, tau), (1.0 - tau, 1.0)]
+
+        pieces = []
+        for ia in parts(self.tau_a):
+            for ib in parts(self.tau_b):
+                a = np.maximum(np.maximum(lo, ib[0]), ia[0] - d)
+                b = np.minimum(np.minimum(hi, ib[1]), ia[1] - d)
+                pieces.append((a, b))
+        return pieces
+
+
+# --------------------------------------------------------------------------- exact part
+class _ExactBatch:
+    """Nulls ``(d, threshold)`` with nuisance intervals ``[a, b]``, on one window of tables.
+
+    Rows may come from different observed tables (they only share the group sizes); the
+    accepted tables of row ``r`` are ``lo[r, x] <= y <= hi[r, x]`` (indices into the
+    window's rows ``ys``).
+    """
+
+    def __init__(self, na: int, nb: int, d, thr, a, b):
+        self.na, self.nb = na, nb
+        self.d, self.thr, self.a, self.b = d, thr, a, b
+        self.xl, self.xh = _window(na, float(np.min(a + d)), float(np.max(b + d)))
+        self.yl, self.yh = _window(nb, float(np.min(a)), float(np.max(b)))
+        self.xs = np.arange(self.xl, self.xh + 1, dtype=float)
+        self.ys = np.arange(self.yl, self.yh + 1, dtype=float)
+        self.lca = _log_comb(na, self.xs)
+        self.lcb = _log_comb(nb, self.ys)
+        self.ka2 = np.stack([self.xs, na - self.xs])
+        self.kb2 = np.stack([self.ys, nb - self.ys])
+        m, wx, wy = d.size, self.xs.size, self.ys.size
+        if m * wx * wy <= _DENSE_CELLS:
+            t = score_statistic(self.xs[None, :, None], self.ys[None, None, :], na, nb,
+                                d[:, None, None])
+            th = thr[:, None, None]
+            self.lo = (t >= th).sum(axis=-1)
+            self.hi = (t > -th).sum(axis=-1) - 1
+        else:
+            self.lo, self.hi = self._runs()
+        self.accept = None
+        if wx * wy <= _MATRIX_CELLS:
+            yi = np.arange(wy)[None, :, None]
+            self.accept = ((yi >= self.lo[:, None, :]) & (yi <= self.hi[:, None, :])).astype(
+                float)
+
+    # -- accepted runs -------------------------------------------------------------------
+    def _pred(self, j, x, d, th, sg):
+        # the run's end is reached: T < thr (first accepted) or T <= -thr (first beyond)
+        t = score_statistic(x, self.ys[np.minimum(np.maximum(j, 0), self.ys.size - 1)],
+                            self.na, self.nb, d)
+        return np.where(sg, t < th, t <= -th)
+
+    def _first_true(self, x, d, th, sg, a, b):
+        # smallest j in (a, b] with pred(j), pred(b) holding by assumption (flat arrays)
+        while True:
+            act = np.flatnonzero(b - a > 1)
+            if not act.size:
+                return b
+            mid = (a[act] + b[act]) // 2
+            ok = self._pred(mid, x[act], d[act], th[act], sg[act])
+            b[act] = np.where(ok, mid, b[act])
+            a[act] = np.where(ok, a[act], mid)
+
+    def _guess(self):
+        """First accepted row and first row beyond, guessed from the curves ``T = +-thr``.
+
+        The tables whose restricted MLE is ``(p_B + d, p_B)`` and on which ``T = t`` reduce
+        to the point ``x = n_A p_A + t p_A q_A / s``, ``y = n_B p_B - t p_B q_B / s`` (``s``
+        the standard error under the null): the likelihood equation and ``T = t`` are two
+        linear equations in ``(x, y)``.  Sampling ``p_B`` traces the curve, and each
+        column's crossing is read off by linear interpolation.
+        """
+        na, nb, d, thr = self.na, self.nb, self.d, self.thr
+        m, wx, wy = d.size, self.xs.size, self.ys.size
+        t = np.stack([thr, -thr])[:, :, None]                       # (2, m, 1)
+        tmax = float(np.max(thr))
+        mx = tmax * math.sqrt(na) / 2.0 + 2.0
+        my = tmax * math.sqrt(nb) / 2.0 + 2.0
+        lo = max((self.xl - mx) / na - float(np.max(d)), (self.yl - my) / nb)
+        hi = min((self.xh + mx) / na - float(np.min(d)), (self.yh + my) / nb)
+        k = int(min(max((hi - lo) * 2.0 * max(na, nb), 2.0), 8.0 * (wx + wy))) + 1
+        lo_r = np.maximum(lo, np.maximum(0.0, -d) + 1e-12)[None, :, None]
+        hi_r = np.minimum(hi, np.minimum(1.0, 1.0 - d) - 1e-12)[None, :, None]
+        nu = lo_r + (np.maximum(hi_r, lo_r) - lo_r) * np.linspace(0.0, 1.0, k)
+        pa = nu + d[None, :, None]
+        va, vb = pa * (1.0 - pa), nu * (1.0 - nu)
+        s = np.sqrt(va / na + vb / nb)
+        cx = na * pa + t * va / s                                    # (2, m, k)
+        cy = nb * nu - t * vb / s
+        # every row's curve is sorted in x: search all columns at once on shifted copies
+        span = float(na) + 4.0 * mx + 4.0
+        off = (np.arange(2 * m, dtype=float) * span).reshape(2, m, 1)
+        flat = (np.minimum(np.maximum(cx, -mx - 1.0), na + mx + 1.0) + off).ravel()
+        j = np.searchsorted(flat, (self.xs + off).ravel(), side="right").reshape(2, m, wx)
+        base = (np.arange(2 * m) * k).reshape(2, m, 1)
+        j = np.minimum(np.maximum(j - 1 - base, 0), k - 2) + base
+        x0, x1 = cx.ravel()[j], cx.ravel()[j + 1]
+        y0, y1 = cy.ravel()[j], cy.ravel()[j + 1]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            w = np.where(x1 > x0, (self.xs - x0) / (x1 - x0), 0.0)   # extrapolates at ends
+        ystar = np.nan_to_num(y0 + w * (y1 - y0), nan=0.0, posinf=nb + 1.0, neginf=-1.0)
+        first = np.where(np.array([True, False])[:, None, None],
+                         np.floor(ystar) + 1.0, np.ceil(ystar)) - self.yl
+        return np.minimum(np.maximum(first, 0), wy).astype(np.int64)
+
+    def _runs(self):
+        """Every column's run: guessed, certified by the statistic, repaired if wrong."""
+        m, wx, wy = self.d.size, self.xs.size, self.ys.size
+        shape = (2, m, wx)
+        sg = np.broadcast_to(np.array([True, False])[:, None, None], shape).ravel()
+        dd = np.broadcast_to(self.d[None, :, None], shape).ravel()
+        th = np.broadcast_to(self.thr[None, :, None], shape).ravel()
+        x = np.broadcast_to(self.xs[None, None, :], shape).ravel()
+        g = self._guess().ravel()
+        # pred(g) and not pred(g - 1) certify g, the predicate being monotone in the row
+        both = self._pred(np.stack([g, g - 1]), x, dd, th, sg)
+        here = both[0] | (g >= wy)
+        before = both[1] & (g > 0)
+        bad = np.flatnonzero(~(here & ~before))
+        if bad.size:
+            # above g when pred(g) fails, at or below g - 1 when pred(g - 1) holds;
+            # guesses are rarely off by more than one, so try the neighbour first
+            up = ~here[bad]
+            gb = g[bad]
+            h = np.where(up, gb + 1, gb - 1)
+            pair = self._pred(np.stack([h, h - 1]), x[bad], dd[bad], th[bad], sg[bad])
+            fixed = (pair[0] | (h >= wy)) & ~(pair[1] & (h > 0))
+            g[bad[fixed]] = h[fixed]
+            rest = ~fixed
+            if rest.any():
+                br = bad[rest]
+                a = np.where(up[rest], np.where(pair[0][rest], gb[rest], h[rest]), -1)
+                b = np.where(up[rest], np.where(pair[0][rest], h[rest], wy),
+                             np.where(pair[1][rest], h[rest] - 1, h[rest]))
+                g[br] = self._first_true(x[br], dd[br], th[br], sg[br], a, b)
+        g = g.reshape(shape)
+        return g[0], g[1] - 1
+
+    # -- rejection probabilities ---------------------------------------------------------
+    def reject(self, nu: np.ndarray, rows: np.ndarray | None = None) -> np.ndarray:
+        """Probability of each row's rejection region at the nuisance values ``nu`` (m, k)."""
+        d = self.d if rows is None else self.d[rows]
+        pa_ = _binom_pmf(self.ka2, self.lca, nu + d[:, None])
+        pb_ = _binom_pmf(self.kb2, self.lcb, nu)
+        if self.accept is not None:
+            # small windows: P(accept) = sum_x pA(x) sum_y [lo(x) <= y <= hi(x)] pB(y)
+            acc = self.accept if rows is None else self.accept[rows]
+            return 1.0 - np.einsum("mkx,mkx->mk", pa_, pb_ @ acc)
+        lo, hi = (self.lo, self.hi) if rows is None else (self.lo[rows], self.hi[rows])
+        m, k = nu.shape
+        wy = self.ys.size
+        cz = np.zeros((m, k, wy + 1))
+        np.cumsum(pb_, axis=-1, out=cz[..., 1:])
+        lo = np.minimum(np.maximum(lo, 0), wy)
+        hi = np.maximum(np.minimum(np.maximum(hi + 1, 0), wy), lo)
+        base = (np.arange(m * k) * (wy + 1)).reshape(m, k, 1)
+        flat = cz.reshape(-1)
+        inside = flat.take(base + hi[:, None, :]) - flat.take(base + lo[:, None, :])
+        return 1.0 - np.einsum("mkx,mkx->mk", pa_, inside)
+
+    def grid(self, spacing: float = _SPACING) -> np.ndarray:
+        """Nuisance grid per row, evenly spaced in the combined arcsine scale (m, G).
+
+        The scale ``2 sqrt(n_A) asin(sqrt(p_A)) + 2 sqrt(n_B) asin(sqrt(p_B))`` grows at
+        least as fast as the square root of the Fisher information for ``nu``, so steps of
+        ``spacing`` in it are at most ``spacing`` standard errors.
+        """
+        na, nb, a, b, d = self.na, self.nb, self.a, self.b, self.d
+        u = np.linspace(0.0, 1.0, 65)
+        nu = a[:, None] + (b - a)[:, None] * u
+        scale = (2.0 * math.sqrt(na) * np.arcsin(np.sqrt(np.clip(nu + d[:, None], 0.0, 1.0)))
+                 + 2.0 * math.sqrt(nb) * np.arcsin(np.sqrt(np.clip(nu, 0.0, 1.0))))
+        span = scale[:, -1] - scale[:, 0]
+        k = max(6, int(math.ceil(float(np.max(span)) / spacing)) + 1)
+        target = scale[:, :1] + span[:, None] * np.linspace(0.0, 1.0, k)
+        # invert the (increasing) scale by linear interpolation on the fine grid
+        j = np.minimum((scale[:, None, :] <= target[:, :, None]).sum(axis=-1), u.size - 1)
+        j = np.maximum(j, 1)
+        ix = np.arange(a.size)[:, None]
+        s0, s1 = scale[ix, j - 1], scale[ix, j]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            w = np.where(s1 > s0, (target - s0) / (s1 - s0), 0.0)
+        out = nu[ix, j - 1] + w * (nu[ix, j] - nu[ix, j - 1])
+        return np.minimum(np.maximum(out, a[:, None]), b[:, None])
+
+    def coarse(self, spacing: float = _SPACING):
+        """Rejection probabilities on the nuisance grid: ``(grid, values)``."""
+        nu = self.grid(spacing)
+        return nu, self.reject(nu)
+
+    def refine(self, nu, r, rows, rounds: int = 2, peaks: int = 2) -> np.ndarray:
+        """Suprema for ``rows``: the grid's best local maxima refined on local grids.
+
+        Each round evaluates, around each maximum, four points at ``-2/3 h .. 2/3 h`` and
+        the vertex of the parabola through the best point so far and its neighbours, then
+        moves to the best and divides ``h`` by 3.
+        """
+        nu, r = nu[rows], r[rows]
+        m, g = nu.shape
+        ix = np.arange(m)[:, None]
+        a, b = self.a[rows][:, None, None], self.b[rows][:, None, None]
+        left = np.concatenate([np.full((m, 1), -np.inf), r[:, :-1]], axis=1)
+        right = np.concatenate([r[:, 1:], np.full((m, 1), -np.inf)], axis=1)
+        dup = np.concatenate([np.zeros((m, 1), bool), nu[:, 1:] == nu[:, :-1]], axis=1)
+        score = np.where((r >= left) & (r >= right) & ~dup, r, -np.inf)
+        j = np.argsort(-score, axis=1)[:, :min(peaks, g)]
+        j = np.where(np.isfinite(score[ix, j]), j, j[:, :1])
+        jl, jr = np.maximum(j - 1, 0), np.minimum(j + 1, g - 1)
+        c, val = nu[ix, j], r[ix, j]
+        h = np.maximum(np.maximum(c - nu[ix, jl], nu[ix, jr] - c),
+                       (nu[ix, np.minimum(j + 2, g - 1)] - nu[ix, np.maximum(j - 2, 0)]) / 2.0)
+        xs = np.stack([nu[ix, jl], c, nu[ix, jr]], axis=-1)
+        ys = np.stack([r[ix, jl], val, r[ix, jr]], axis=-1)
+        off = np.array([-2.0, -1.0, 1.0, 2.0]) / 3.0
+        for _ in range(rounds):
+            # vertex of the parabola through the best point and its neighbours so far
+            order = np.argsort(xs, axis=-1)
+            xs = np.take_along_axis(xs, order, axis=-1)
+            ys = np.take_along_axis(ys, order, axis=-1)
+            k = np.clip(ys.argmax(axis=-1), 1, xs.shape[-1] - 2)[..., None]
+            x0, x1, x2 = (np.take_along_axis(xs, k + o, axis=-1)[..., 0] for o in (-1, 0, 1))
+            y0, y1, y2 = (np.take_along_axis(ys, k + o, axis=-1)[..., 0] for o in (-1, 0, 1))
+            num = (x1 - x0) ** 2 * (y1 - y2) - (x1 - x2) ** 2 * (y1 - y0)
+            den = (x1 - x0) * (y1 - y2) - (x1 - x2) * (y1 - y0)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                vert = np.where(den != 0, x1 - 0.5 * num / den, c)
+            vert = np.where(np.isfinite(vert) & (vert >= x0) & (vert <= x2), vert, c)
+            cand = np.concatenate([c[..., None] + h[..., None] * off, vert[..., None]], axis=-1)
+            cand = np.minimum(np.maximum(cand, a), b)
+            rc = self.reject(cand.reshape(m, -1), rows).reshape(cand.shape)
+            xs = np.concatenate([cand[..., :2], c[..., None], cand[..., 2:4]], axis=-1)
+            ys = np.concatenate([rc[..., :2], val[..., None], rc[..., 2:4]], axis=-1)
+            best = np.argmax(np.concatenate([ys, rc[..., 4:]], axis=-1), axis=-1)[..., None]
+            allx = np.concatenate([xs, cand[..., 4:]], axis=-1)
+            ally = np.concatenate([ys, rc[..., 4:]], axis=-1)
+            c = np.take_along_axis(allx, best, axis=-1)[..., 0]
+            val = np.take_along_axis(ally, best, axis=-1)[..., 0]
+            xs, ys = allx, ally
+            h = h / 3.0
+        return np.maximum(r.max(axis=1), val.max(axis=1))
+
+
+# --------------------------------------------------------------------------- bound part
+def _chernoff_log(na, nb, pa, pb, c):
+    """Logarithm of min over lambda >= 0 of E exp(lambda (X/na - Y/nb - c)) (Newton)."""
+    la, qa = np.log(np.maximum(pa, 1e-300)), np.log1p(-np.minimum(pa, 1.0 - 1e-16))
+    lb, qb = np.log(np.maximum(pb, 1e-300)), np.log1p(-np.minimum(pb, 1.0 - 1e-16))
+    var = pa * (1.0 - pa) / na + pb * (1.0 - pb) / nb
+    lam = np.maximum(c - (pa - pb), 0.0) / np.maximum(var, 1e-300)
+
+    def k(lam):
+        ua = np.logaddexp(qa, la + lam / na)
+        ub = np.logaddexp(qb, lb - lam / nb)
+        pia = np.exp(la + lam / na - ua)
+        pib = np.exp(lb - lam / nb - ub)
+        return (na * ua + nb * ub - lam * c, pia - pib - c,
+                pia * (1.0 - pia) / na + pib * (1.0 - pib) / nb)
+
+    best = np.zeros(np.broadcast(lam, c).shape)     # lambda = 0: the trivial bound 1
+    for _ in range(5):                               # any lambda >= 0 gives a valid bound
+        val, grad, hess = k(lam)
+        best = np.minimum(best, val)
+        lam = np.maximum(lam - grad / np.maximum(hess, 1e-300), 0.0)
+    return np.minimum(best, k(lam)[0])
+
+
+def bound_tail(n_a, n_b, p_a, p_b, delta, s):
+    """Upper bound on ``P(|X/n_A - Y/n_B - delta| >= s)`` for independent binomials.
+
+    ``X ~ Bin(n_A, p_A)``, ``Y ~ Bin(n_B, p_B)``.  Each tail is bounded by the smaller of
+
+    * the normal tail plus the Berry-Esseen term ``0.56 sum E|Z_i - EZ_i|^3 / sd^3``
+      (Shevtsova 2010, independent non-identically distributed summands), and
+    * the Chernoff bound ``min_lambda E exp(lambda (D - c))`` with the exact binomial
+      moment generating functions;
+
+    both bound the same probability, so their minimum does too.  The two tails are added.
+
+    Parameters
+    ----------
+    n_a, n_b : float
+        Group sizes.
+    p_a, p_b, delta, s : array_like
+        Rates, centre (usually ``p_a - p_b``) and distance.
+
+    Returns
+    -------
+    numpy.ndarray
+        The bound, at most 1.
+
+    Examples
+    --------
+    The probability beyond 1.96 standard deviations is about 0.05; at 10,000 examples
+    per group the bound gives
+
+    >>> sd = (0.15 * 0.85 / 10_000 + 0.10 * 0.90 / 10_000) ** 0.5
+    >>> round(float(bound_tail(10_000, 10_000, 0.15, 0.10, 0.05, 1.96 * sd)), 4)
+    0.0686
+    """
+    pa, pb = np.asarray(p_a, float), np.asarray(p_b, float)
+    va, vb = pa * (1 - pa), pb * (1 - pb)
+    sd = np.sqrt(va / n_a + vb / n_b)
+    third = va * (pa * pa + (1 - pa) ** 2) / n_a**2 + vb * (pb * pb + (1 - pb) ** 2) / n_b**2
+    with np.errstate(divide="ignore", invalid="ignore"):
+        be = np.where(sd > 0, special.ndtr(-s / sd) + _BE_CONSTANT * third / sd**3, 1.0)
+    # both tails at once: D - delta >= s, and -D + delta >= s (groups swapped)
+    shape = np.broadcast(pa, pb, delta, s).shape
+    na2 = np.array([n_a, n_b]).reshape((2,) + (1,) * len(shape))
+    nb2 = np.array([n_b, n_a]).reshape(na2.shape)
+    pa2 = np.stack(np.broadcast_arrays(pa, pb))
+    pb2 = np.stack(np.broadcast_arrays(pb, pa))
+    c2 = np.stack(np.broadcast_arrays(delta + s, s - delta))
+    tails = np.exp(_chernoff_log(na2, nb2, pa2, pb2, c2))
+    return np.minimum(1.0, np.minimum(be, tails[0]) + np.minimum(be, tails[1]))
+
+
+def _bound_sup(tab: _Table, d, s, a, b, holes, grid: int = 33, rounds: int = 3):
+    """Sup of :func:`bound_tail` over ``[a, b]`` minus the open intervals ``holes``."""
+    u = np.linspace(0.0, 1.0, grid)
+    nu = a[:, None] + (b - a)[:, None] * u
+    ends = [np.clip(e, a, b)[:, None] for pair in holes for e in pair]
+    nu = np.sort(np.concatenate([nu] + ends, axis=1), axis=1)
+
+    def allowed(v):
+        ok = np.ones(v.shape, bool)
+        for h0, h1 in holes:
+            ok &= ~((v > h0[:, None]) & (v < h1[:, None]))
+        return ok
+
+    def f(v):
+        val = bound_tail(tab.na, tab.nb, v + d[:, None], v, d[:, None], s[:, None])
+        return np.where(allowed(v), val, -np.inf)
+
+    val = f(nu)
+    rows = np.arange(d.size)
+    j = val.argmax(axis=1)
+    best, c = val[rows, j], nu[rows, j]
+    h = (b - a) / (grid - 1)
+    off = np.linspace(-1.0, 1.0, 7)
+    for _ in range(rounds):
+        cand = np.clip(c[:, None] + h[:, None] * off, a[:, None], b[:, None])
+        v = f(cand)
+        k = v.argmax(axis=1)
+        better = v[rows, k] > best
+        c = np.where(better, cand[rows, k], c)
+        best = np.maximum(best, v[rows, k])
+        h = h / 3.0
+    return np.where(np.isfinite(best), best, 0.0)
+
+
+# --------------------------------------------------------------------------- p-values
+def _pvalues(tab: _Table, d, alpha: float | None = None, settled=_SETTLED,
+             rounds: int = 2):
+    """Berger-Boos p-values ``sup_{nu in C} p_nu + gamma`` at the nulls ``p_A - p_B = d``.
+
+    Returns ``(p, full)``: the p-values and whether each is the refined supremum (else the
+    grid's value, a lower bound: enough to accept, not to reject).  Without ``alpha`` every
+    supremum is refined; with it, only grid values in ``(alpha - settled, alpha]`` are
+    (``settled`` a number or one per null; 0 never refines): a grid value above ``alpha``
+    already accepts, and refinement adds less than 0.004 in our measurements.  Where a
+    nuisance value is not tested exactly the tail bound is used, always at its supremum.
+    """
+    d = np.asarray(d, dtype=float)
+    m = d.size
+    settled = np.broadcast_to(np.asarray(settled, dtype=float), (m,))
+    tobs = np.abs(score_statistic(float(tab.ka), float(tab.kb), tab.na, tab.nb, d))
+    thr = tobs * (1.0 - _TIE)
+    lo, hi = tab.nuisance(d)
+    p = np.full(m, tab.gamma)
+    p[thr <= 0] = 1.0
+    full = np.ones(m, bool)
+    todo = np.flatnonzero((thr > 0) & (lo <= hi))
+    if not todo.size:
+        return np.minimum(p, 1.0), full
+    d, thr, lo, hi, settled = d[todo], thr[todo], lo[todo], hi[todo], settled[todo]
+    sup = np.zeros(d.size)
+    pieces = [(lo, hi)] if tab.all_exact else tab.exact_pieces(d, lo, hi)
+    if not tab.all_exact:
+        covered = np.zeros(d.size, bool)
+        for a, b in pieces:
+            covered |= (a <= lo) & (b >= hi)
+        rest = np.flatnonzero(~covered)
+        if rest.size:
+            s = np.abs(tab.d_hat - d[rest])
+            holes = [(a[rest], b[rest]) for a, b in pieces]
+            sup[rest] = _bound_sup(tab, d[rest], s, lo[rest], hi[rest], holes)
+    done = np.ones(d.size, bool)
+    batches = []
+    for a, b in pieces:
+        rows = np.flatnonzero(a <= b)
+        if rows.size:
+            batch = _ExactBatch(tab.na, tab.nb, d[rows], thr[rows], a[rows], b[rows])
+            nu, r = batch.coarse()
+            sup[rows] = np.maximum(sup[rows], r.max(axis=1))
+            batches.append((rows, batch, nu, r))
+    for rows, batch, nu, r in batches:
+        g = sup[rows] + tab.gamma
+        if alpha is None:
+            need = np.arange(rows.size)
+        else:
+            need = np.flatnonzero((g <= alpha) & (g > alpha - settled[rows]))
+            done[rows] &= (g > alpha) | ((settled[rows] > 0) & (g <= alpha - settled[rows]))
+        if need.size:
+            sup[rows[need]] = np.maximum(sup[rows[need]], batch.refine(nu, r, need, rounds))
+            done[rows[need]] = True
+    p[todo] = sup + tab.gamma
+    full[todo] = done
+    return np.minimum(p, 1.0), full
+
+
+# --------------------------------------------------------------------------- search
+def _invert_score(tab: _Table, targets: np.ndarray) -> np.ndarray:
+    """``d`` with ``T_obs(d) = target`` for every target (``T_obs`` decreases in ``d``)."""
+    x, y = float(tab.ka), float(tab.kb)
+    t = np.asarray(targets, dtype=float)[:, None]
+    n = t.shape[0]
+    rows = np.arange(n)[:, None]
+    lo = np.full(t.shape, -1.0)
+    hi = np.full(t.shape, 1.0)
+    u = np.linspace(0.0, 1.0, 42)
+    for _ in range(3):
+        g = lo + (hi - lo) * u
+        v = score_statistic(x, y, tab.na, tab.nb, g)
+        k = np.clip((v >= t).sum(axis=1, keepdims=True), 1, u.size - 1)
+        lo, hi = g[rows, k - 1], g[rows, k]
+        v0, v1 = v[rows, k - 1], v[rows, k]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        w = np.clip(np.where(np.isfinite(v0) & np.isfinite(v1) & (v0 > v1),
+                             (v0 - t) / (v0 - v1), 0.5), 0.0, 1.0)
+    return (lo + w * (hi - lo))[:, 0]
+
+
+def _smooth(k: int, n: int) -> float:
+    q = (k + 0.5) / (n + 1.0)
+    return q * (1.0 - q)
+
+
+def _z_of_p(p):
+    return float(special.ndtri(1.0 - 0.5 * min(max(p, 1e-300), 1.0 - 1e-16)))
+
+
+class _End:
+    """Search state for one end: every candidate tried, in the statistic's scale ``t``."""
+
+    def __init__(self, d_hat: float, edge: float):
+        # t = 0 is the estimate (p = 1, accepted); t = inf is the edge d = -1 or 1, where
+        # p <= gamma (rejected; the one table with p = 1 there is handled before)
+        self.t, self.d, self.p = [0.0, math.inf], [d_hat, edge], [1.0, 0.0]
+        self.acc, self.sure = [True, False], [True, True]
+        self.done = False
+        self.scanned = -math.inf     # how far (in t) past its end the set was scanned
+        self.precise = False         # refine candidates' p-values near alpha
+
+    def add(self, t, d, p, acc, sure):
+        if t in self.t:                       # a check of an earlier candidate
+            i = self.t.index(t)
+            self.p[i], self.acc[i], self.sure[i] = float(p), bool(acc), bool(sure)
+            if acc and not self.precise:
+                # grid values hover just below alpha here: forget the unconfirmed
+                # rejections and decide with suprema from now on
+                self.precise = True
+                keep = [j for j in range(len(self.t)) if self.acc[j] or self.sure[j]]
+                for name in ("t", "d", "p", "acc", "sure"):
+                    setattr(self, name, [getattr(self, name)[j] for j in keep])
+            return
+        self.t.append(float(t))
+        self.d.append(float(d))
+        self.p.append(float(p))
+        self.acc.append(bool(acc))
+        self.sure.append(bool(sure))
+
+    def bracket(self) -> tuple[int, int]:
+        """(inner, outer): outermost accepted candidate and the nearest one beyond it."""
+        t = np.asarray(self.t)
+        acc = np.asarray(self.acc)
+        inner = int(np.flatnonzero(acc)[np.argmax(t[acc])])
+        beyond = np.flatnonzero(t > t[inner])
+        return inner, int(beyond[np.argmin(t[beyond])])
+
+
+def _search(tab: _Table, alpha: float, tol: float = 1e-3) -> tuple[float, float]:
+    """Hull of ``{d : p(d) > alpha}``, bracketed from outside.
+
+    Both ends are searched together in the scale of the observed statistic: the candidate
+    ``d`` with ``|T_obs(d)| = t``.  The exact ends lie close to, and usually just outside,
+    the asymptotic score interval's (``t = z``), so the first round tries ``t = z + _FIRST``.
+    Each round keeps, per end, the outermost accepted candidate (inner end of the bracket)
+    and the nearest candidate beyond (outer end) and tries new ones between them: around
+    the crossing predicted by interpolating ``z(p)`` linearly in ``t`` while the bracket is
+    wide, evenly spaced after.  Rounds use the grid supremum, a lower bound: acceptances are
+    final; a rejection within ``_SETTLED`` of ``alpha`` is checked with the full supremum
+    once it is the outer end of a bracket shorter than ``min(1e-5, tol * se)``.  The outer,
+    rejected, end is reported, so the interval errs on the wide side by less than that.
+    """
+    z = float(special.ndtri(1.0 - alpha / 2.0))
+    # small tables: p(d) jumps, so bisect with many candidates per round (cheap there)
+    cells = (min(tab.na, 8.0 * math.sqrt(tab.na) + 30) + 1) * (
+        min(tab.nb, 8.0 * math.sqrt(tab.nb) + 30) + 1)
+    points = 8 if cells <= 20_000 else 4
+    # how far past each end, and in which steps, to look for islands of acceptance: far
+    # when the counts vary little (islands were found up to 0.22 se past an end there)
+    spread = max(tab.na * _smooth(tab.ka, tab.na), tab.nb * _smooth(tab.kb, tab.nb))
+    scan = _SCAN_WIDE if spread <= 100.0 else _SCAN_NEAR
+    ends = [_End(tab.d_hat, -1.0), _End(tab.d_hat, 1.0)]
+    if tab.ka == 0 and tab.kb == tab.nb:       # p(-1) = 1: the interval reaches -1
+        ends[0].done, ends[0].acc[1] = True, True
+    if tab.ka == tab.na and tab.kb == 0:       # p(1) = 1
+        ends[1].done, ends[1].acc[1] = True, True
+    mn = _invert_score(tab, np.array([z, -z]))
+    stop = min(1e-5, tol * max((mn[1] - mn[0]) / (2.0 * z), 1e-12))
+    # plan: candidates for the next round and how far below alpha to refine their grid
+    # p-values (0: a lower bound is enough while bracketing)
+    plan = {s: (z + _FIRST[points], 0.0) for s in (0, 1)}
+    while True:
+        work = [s for s in (0, 1) if not ends[s].done]
+        if not work:
+            break
+        tt = np.concatenate([plan[s][0] for s in work])
+        own = np.concatenate([np.full(plan[s][0].size, s) for s in work])
+        level = np.concatenate([np.broadcast_to(plan[s][1], plan[s][0].shape) for s in work])
+        d = _invert_score(tab, np.where(own == 0, 1.0, -1.0) * tt)
+        p, full = _pvalues(tab, d, alpha, level)
+        for i, s in enumerate(own):
+            acc = p[i] > alpha
+            # the grid falls short of the supremum by less than 0.004 (measured), so grid
+            # values more than _SETTLED below alpha are sure rejections
+            ends[s].add(tt[i], d[i], p[i], acc, acc or full[i] or p[i] <= alpha - _SETTLED)
+        for s in work:
+            end = ends[s]
+            inner, outer = end.bracket()
+            ti, to = end.t[inner], end.t[outer]
+            if abs(end.d[outer] - end.d[inner]) <= stop or to - ti <= 1e-12:
+                reach = to + scan[0]
+                if np.isfinite(to) and end.scanned < reach - 1e-9:
+                    # the accepted set can have islands past its first end: check the end
+                    # and scan past it (refining grid values within _SCAN_SETTLED)
+                    start = max(to, end.scanned)
+                    batch = start + scan[1] * np.arange(1, int(round((reach - start) / scan[1]))
+                                                        + 1)
+                    check = [] if end.sure[outer] else [to]
+                    plan[s] = (np.r_[check, batch],
+                               np.r_[np.full(len(check), _SETTLED),
+                                     np.full(batch.size, _SCAN_SETTLED)])
+                    end.scanned = reach
+                elif not end.sure[outer]:
+                    plan[s] = (np.array([to]), _SETTLED)
+                else:
+                    end.done = True
+                continue
+            zi, zo = _z_of_p(end.p[inner]), _z_of_p(end.p[outer])
+            if not np.isfinite(to):
+                # every candidate accepted: step outwards geometrically
+                c = max(ti, z) + 0.1 * 2.0 ** np.arange(points)
+            elif to - ti > 0.01 and ti > 0 and zi < z < zo:
+                # around the crossing of the straight line through (t, z(p)) at both ends
+                guess = ti + (z - zi) * (to - ti) / (zo - zi)
+                c = guess + max(0.03 * (to - ti), 0.002) * np.linspace(-1.0, 1.0, points)
+                c = np.unique(np.clip(c, ti + 1e-6, to - 1e-6))
+            else:
+                c = np.linspace(ti, to, points + 2)[1:-1]
+            plan[s] = (c, _SETTLED if end.precise else 0.0)
+    lo = ends[0].d[ends[0].bracket()[1]] if not ends[0].acc[1] else -1.0
+    hi = ends[1].d[ends[1].bracket()[1]] if not ends[1].acc[1] else 1.0
+    return float(lo), float(hi)
+
+
+# --------------------------------------------------------------------------- public API
+def _check_counts(k_a, n_a, k_b, n_b) -> tuple[int, int, int, int]:
+    vals = []
+    for name, v in (("k_a", k_a), ("n_a", n_a), ("k_b", k_b), ("n_b", n_b)):
+        try:
+            ok = float(v) == int(v)
+        except (TypeError, ValueError, OverflowError):
+            ok = False
+        if not ok:
+            raise FairboundError(f"{name} must be a whole number; got {v!r}", param=name)
+        vals.append(int(v))
+    ka, na, kb, nb = vals
+    for name, n in (("n_a", na), ("n_b", nb)):
+        if n < 1:
+            raise FairboundError(f"{name} must be at least 1; got {n}", param=name)
+    for name, k, n in (("k_a", ka, na), ("k_b", kb, nb)):
+        if not 0 <= k <= n:
+            raise FairboundError(f"{name} must be between 0 and {n}; got {k}", param=name)
+    return ka, na, kb, nb
+
+
+def _check_gamma(gamma, upper: float) -> float:
+    try:
+        g = float(gamma)
+    except (TypeError, ValueError):
+        raise FairboundError(f"gamma must be a number in [0, {upper:g}); got {gamma!r}",
+                             param="gamma") from None
+    if not 0.0 <= g < upper:
+        raise FairboundError(f"gamma must be in [0, {upper:g}); got {gamma!r}", param="gamma")
+    return g
+
+
+def exact_pvalue(k_a, n_a, k_b, n_b, delta0=0.0, *, gamma=0.001):
+    """P-value of the exact unconditional score test of ``p_A - p_B = delta0``.
+
+    ``sup over nu in C_gamma of P(|T| >= |T_obs|) + gamma`` (Berger & Boos 1994), with the
+    score statistic of :func:`score_statistic` and ``C_gamma`` described in the module
+    docstring; ``gamma=0`` maximises over every nuisance value (at ``delta0 = 0`` this is
+    Barnard's test with the pooled statistic).
+
+    Parameters
+    ----------
+    k_a, n_a, k_b, n_b : int
+        Counts of cost-``C`` examples and group sizes.
+    delta0 : float or array_like
+        Hypothesised ``p_A - p_B`` in ``[-1, 1]``.
+    gamma : float
+        Berger-Boos ``gamma`` in ``[0, 1)``.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        The p-value(s), shaped like ``delta0``.
+
+    Examples
+    --------
+    >>> round(exact_pvalue(2, 7, 6, 13, 0.0, gamma=0), 4)  # StatXact 11: 0.5374
+    0.5374
+    """
+    ka, na, kb, nb = _check_counts(k_a, n_a, k_b, n_b)
+    g = _check_gamma(gamma, 1.0)
+    d = np.atleast_1d(np.asarray(delta0, dtype=float)).ravel()
+    if np.any(~np.isfinite(d)) or np.any(np.abs(d) > 1.0):
+        raise FairboundError(f"delta0 must lie in [-1, 1]; got {delta0!r}", param="delta0")
+    tab = _Table(ka, na, kb, nb, g)
+    p = np.zeros(d.shape)
+    inside = np.abs(d) < 1.0
+    if inside.any():
+        p[inside] = _pvalues(tab, d[inside], rounds=4)[0]
+    for edge, table in ((-1.0, (0, nb)), (1.0, (na, 0))):
+        # only the table (0, n_B) (edge -1) or (n_A, 0) (edge 1) is possible there
+        p[d == edge] = 1.0 if (ka, kb) == table else g
+    return float(p[0]) if np.ndim(delta0) == 0 else p.reshape(np.shape(delta0))
+
+
+def exact_interval(k_a, n_a, k_b, n_b, confidence_level=0.95, *, gamma=None, tol=1e-3):
+    """Exact unconditional interval for ``p_A - p_B`` (Agresti & Min 2001, Berger-Boos).
+
+    Parameters
+    ----------
+    k_a, n_a, k_b, n_b : int
+        Counts of cost-``C`` examples and group sizes.
+    confidence_level : float
+        In (0, 1).
+    gamma : float, optional
+        Berger-Boos ``gamma`` in ``[0, alpha)``; default ``alpha / 50``.
+    tol : float
+        The ends are located to within ``min(1e-5, tol * se)`` and err outwards.
+
+    Returns
+    -------
+    (float, float)
+        The hull of the values not rejected at level ``alpha = 1 - confidence_level``.
+
+    Examples
+    --------
+    >>> lo, hi = exact_interval(13, 13, 0, 7, gamma=0)  # exact2x2 / StatXact: (0.6088, 1)
+    >>> round(lo, 4), hi
+    (0.6088, 1.0)
+    """
+    ka, na, kb, nb = _check_counts(k_a, n_a, k_b, n_b)
+    rho = check_confidence_level(confidence_level)
+    alpha = 1.0 - rho
+    g = alpha * GAMMA_SHARE if gamma is None else _check_gamma(gamma, alpha)
+    # one orientation computes, so that swapping the groups mirrors the interval exactly
+    if (na, ka) > (nb, kb):
+        lo, hi = exact_interval(kb, nb, ka, na, rho, gamma=g, tol=tol)
+        return -hi, -lo
+    lo, hi = _search(_Table(ka, na, kb, nb, g), alpha, tol)
+    if (na, ka) == (nb, kb):
+        lo = -hi
+    return float(lo), float(hi)
+
+
+# --------------------------------------------------------------------------- planning
+def approximate_required_n(a: GroupStats, b: GroupStats, confidence_level: float) -> float:
+    """Approximate total n (same shares and rates) at which ``exact`` would exclude 0.
+
+    The exact test at ``d = 0`` rejects roughly when the pooled score statistic
+    ``|p_A - p_B| / sqrt(p q (1/n_A + 1/n_B))`` exceeds ``z_{(alpha - gamma)/2}``, which
+    gives ``n = z^2 p q / (s_A s_B (p_A - p_B)^2)`` (``p`` the pooled rate, ``s`` the group
+    shares).  Where the groups are large enough for the tail bound (above
+    :data:`EXACT_VARIANCE`), ``z`` grows to cover the Berry-Esseen term and the nuisance
+    range (a few fixed-point steps).  The observed rates are taken as the truth: at this
+    ``n`` the interval excludes 0 for about half of the samples.
+
+    Measured against the smallest total ``n`` at which the exact interval of the expected
+    counts excludes 0: within 4% in 9 of 11 cases (shares 0.2 to 0.5, rates 0.0008 to 0.5,
+    totals 280 to 350,000, exact and tail-bound regimes; e.g. 678 planned for 0.15 vs 0.10,
+    701 needed), 0.90 times for 0.02 vs 0.01 (2,290 planned, 2,051 needed); with few
+    expected events or large gaps, where discreteness dominates, 0.67 (0.01 vs 0.001) to
+    1.22 (0.05 vs 0.01) times.
+
+    Parameters
+    ----------
+    a, b : GroupStats
+        Observed statistics of 0/1 costs.
+    confidence_level : float
+        Level of the interval.
+
+    Returns
+    -------
+    float
+        Total examples ``n_A + n_B``; ``inf`` when the observed gap is 0.
+
+    Examples
+    --------
+    >>> a, b = GroupStats.from_counts(500, 75), GroupStats.from_counts(500, 50)
+    >>> round(approximate_required_n(a, b, 0.95))
+    678
+    """
+    rho = check_confidence_level(confidence_level)
+    alpha = 1.0 - rho
+    if a.n <= 0 or b.n <= 0:
+        return math.nan
+    pa, pb = a.mean / a.cost_max, b.mean / b.cost_max
+    gap = abs(pa - pb)
+    if not gap > 0:
+        return math.inf
+    sa = a.n / (a.n + b.n)
+    sb = 1.0 - sa
+    p = sa * pa + sb * pb
+    v = p * (1.0 - p)
+    if not v > 0:
+        return math.inf
+    level = alpha * (1.0 - GAMMA_SHARE)
+    z = float(special.ndtri(1.0 - level / 2.0))
+    n = z * z * v / (sa * sb * gap * gap)
+    for _ in range(4):
+        small = min(sa, sb) * n
+        if max(sa, sb) * n * v <= EXACT_VARIANCE:
+            break
+        # tail bound: normal + Berry-Esseen, and the spread of the variance over C_gamma
+        na, nb = sa * n, sb * n
+        sd = math.sqrt(v / na + v / nb)
+        psi = v * (p * p + (1 - p) ** 2) * (1 / na**2 + 1 / nb**2) / sd**3
+        room = level - 2.0 * _BE_CONSTANT * psi
+        zb = (float(special.ndtri(1.0 - room / 2.0)) if room > 0
+              else math.sqrt(2.0 * math.log(2.0 / level)))
+        zb *= 1.0 + abs(1.0 - 2.0 * p) * 3.7 / (2.0 * math.sqrt(small * v))
+        n = zb * zb * v / (sa * sb * gap * gap)
+    return float(n)
+
+
+def _counts(g: GroupStats, label: str) -> tuple[int, int]:
+    n = float(g.n)
+    if abs(n - round(n)) > 1e-9:
+        raise NotEstimable(f"group {label} size {n:g} is not a whole number")
+    return g.count, int(round(n))
+
+
+@register_interval(
+    "exact",
+    guarantee="finite-sample",
+    summary="Exact unconditional score interval (Agresti-Min, Berger-Boos), 0/1 costs.",
+    reference=("Agresti & Min, Biometrics 57 (2001) 963-971; Berger & Boos, JASA 89 (1994) "
+               "1012-1016; Miettinen & Nurminen, Stat Med 4 (1985) 213-226"),
+    binary_only=True,
+    required_n=approximate_required_n,
+)
+def _exact(a, b, rho, *, rng=None):
+    if a.cost_max != b.cost_max:
+        raise NotEstimable("method 'exact' needs the same cost_max in both groups")
+    ka, na = _counts(a, "A")
+    kb, nb = _counts(b, "B")
+    lo, hi = exact_interval(ka, na, kb, nb, rho)
+    return lo * a.cost_max, hi * a.cost_max

@@ -1,0 +1,324 @@
+"""The exact unconditional interval (method ``exact``) against references and by enumeration.
+
+Coverage is computed exactly: every table of the two groups, its interval, and the sum of
+the probabilities of the tables whose interval covers the true difference (no simulation).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from fairbound.errors import FairboundError
+from fairbound.stats import INTERVAL_METHODS, GroupStats, NotEstimable, difference_interval
+from fairbound.stats import exact as E
+
+RATES = (0.0, 0.001, 0.01, 0.05, 0.1, 0.3, 0.5, 0.7, 0.9, 0.99, 1.0)
+
+
+# --------------------------------------------------------------------------- helpers
+def _all_intervals(na, nb, level=0.95):
+    lo = np.zeros((na + 1, nb + 1))
+    hi = np.zeros((na + 1, nb + 1))
+    for x in range(na + 1):
+        for y in range(nb + 1):
+            lo[x, y], hi[x, y] = E.exact_interval(x, na, y, nb, level)
+    return lo, hi
+
+
+def _min_coverage(na, nb, lo, hi, rates):
+    worst = (2.0, None)
+    for pa in rates:
+        fa = stats.binom.pmf(np.arange(na + 1), na, pa)
+        for pb in rates:
+            fb = stats.binom.pmf(np.arange(nb + 1), nb, pb)
+            d = pa - pb
+            cover = (lo <= d + 1e-12) & (hi >= d - 1e-12)
+            c = float(fa @ cover @ fb)
+            if c < worst[0]:
+                worst = (c, (pa, pb))
+    return worst
+
+
+def _wald(ka, na, kb, nb, z=1.959963984540054):
+    a, b = ka / na, kb / nb
+    h = z * np.sqrt(a * (1 - a) / na + b * (1 - b) / nb)
+    return a - b - h, a - b + h
+
+
+# --------------------------------------------------------------------------- statistic
+def test_restricted_mle_maximises_the_constrained_likelihood():
+    rng = np.random.default_rng(1)
+    for _ in range(200):
+        na, nb = (int(v) for v in rng.integers(1, 60, 2))
+        x, y = int(rng.integers(0, na + 1)), int(rng.integers(0, nb + 1))
+        d = float(rng.uniform(-0.99, 0.99))
+        pa, pb = E.restricted_mle(x, y, na, nb, d)
+        grid = np.linspace(max(0.0, -d), min(1.0, 1.0 - d), 200_001)[1:-1]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            ll = (x * np.log(grid + d) + (na - x) * np.log1p(-grid - d)
+                  + y * np.log(grid) + (nb - y) * np.log1p(-grid))
+        assert abs(float(pb) - grid[np.nanargmax(ll)]) < 2e-5
+        assert float(pa) - float(pb) == pytest.approx(d, abs=1e-12)
+
+
+def test_score_statistic_at_zero_is_the_pooled_z():
+    x, y, na, nb = 7, 12, 15, 18
+    p = (x + y) / (na + nb)
+    z = (x / na - y / nb) / np.sqrt(p * (1 - p) * (1 / na + 1 / nb))
+    assert float(E.score_statistic(x, y, na, nb, 0.0)) == pytest.approx(z, rel=1e-12)
+
+
+@pytest.mark.parametrize("na,nb", [(7, 13), (20, 20), (35, 12)])
+def test_statistic_is_monotone_in_each_count(na, nb):
+    # the accepted tables of a column form one run only because of this
+    xs = np.arange(na + 1.0)[:, None]
+    ys = np.arange(nb + 1.0)[None, :]
+    for d in np.linspace(-0.98, 0.98, 99):
+        t = E.score_statistic(xs, ys, na, nb, d)
+        assert np.all(np.diff(t, axis=1) <= 1e-12)
+        assert np.all(np.diff(t, axis=0) >= -1e-12)
+
+
+def test_accepted_runs_match_a_dense_table():
+    rng = np.random.default_rng(3)
+    for _ in range(30):
+        na, nb = (int(v) for v in rng.choice([3, 20, 60, 150, 400], 2))
+        ka, kb = int(rng.integers(0, na + 1)), int(rng.integers(0, nb + 1))
+        tab = E._Table(ka, na, kb, nb, 0.001)
+        d = np.clip(tab.d_hat + rng.normal(0, 2, 6) * np.sqrt(0.25 / na + 0.25 / nb),
+                    -0.99, 0.99)
+        thr = np.abs(E.score_statistic(float(ka), float(kb), na, nb, d)) * (1 - E._TIE)
+        lo, hi = tab.nuisance(d)
+        keep = (thr > 0) & (lo <= hi)
+        if not keep.any():
+            continue
+        batch = E._ExactBatch(na, nb, d[keep], thr[keep], lo[keep], hi[keep])
+        runs = batch._runs()
+        t = E.score_statistic(batch.xs[None, :, None], batch.ys[None, None, :], na, nb,
+                              d[keep][:, None, None])
+        th = thr[keep][:, None, None]
+        np.testing.assert_array_equal(runs[0], (t >= th).sum(axis=-1))
+        np.testing.assert_array_equal(runs[1], (t > -th).sum(axis=-1) - 1)
+
+
+# --------------------------------------------------------------------------- p-values
+# Barnard's test with the pooled statistic is this test at d = 0 over every nuisance value.
+# Tables with equal group sizes can have exactly tied statistics that scipy's floating
+# point separates (7/15 vs 12/15: scipy drops the tied tables 3/15 vs 8/15 and 8/15 vs
+# 3/15 and reports 0.068153 instead of 0.068218), so most tables here have unequal sizes.
+@pytest.mark.parametrize("table", [(2, 7, 6, 13), (3, 25, 0, 25), (30, 100, 20, 100),
+                                   (2, 10, 9, 12), (17, 40, 9, 35), (0, 7, 13, 13),
+                                   (5, 9, 1, 14)])
+def test_pvalue_at_zero_is_barnards_test(table):
+    ka, na, kb, nb = table
+    ours = E.exact_pvalue(ka, na, kb, nb, 0.0, gamma=0)
+    ref = stats.barnard_exact([[ka, kb], [na - ka, nb - kb]], alternative="two-sided",
+                              pooled=True, n=400).pvalue
+    assert ours == pytest.approx(ref, abs=1e-6, rel=1e-6)
+
+
+def test_pvalue_vectorises_and_handles_the_edges():
+    p = E.exact_pvalue(3, 10, 7, 12, [-1.0, -0.3, 0.0, 1.0], gamma=0.001)
+    assert p.shape == (4,)
+    assert p[0] == pytest.approx(0.001) and p[3] == pytest.approx(0.001)
+    assert E.exact_pvalue(0, 5, 6, 6, -1.0) == 1.0      # the only possible table there
+    assert E.exact_pvalue(3, 10, 7, 12, 3 / 10 - 7 / 12) == 1.0   # at the estimate
+
+
+def test_berger_boos_pvalue_is_at_least_gamma_and_close_to_the_full_one():
+    full = E.exact_pvalue(12, 40, 5, 38, 0.0, gamma=0)
+    bb = E.exact_pvalue(12, 40, 5, 38, 0.0, gamma=0.001)
+    assert bb >= 0.001
+    assert abs(bb - full) < 0.01
+
+
+def test_published_statxact_values():
+    # StatXact 11, "invert a two-sided test", gamma = 0, as checked in R's exact2x2
+    # (inst/slowTests/test_StatXact.R; vignette "exact2x2Validation"): for x1/n1 = 2/7,
+    # x2/n2 = 6/13 the p-value is 0.5374 and the interval for p2 - p1 is (-0.3079, 0.5542);
+    # for 0/7 and 13/13 the p-value is 2.44e-06 and the interval (0.6088, 1) (StatXact's
+    # upper end 0.6101 is wrong there, as the exact2x2 vignette shows).
+    assert round(E.exact_pvalue(2, 7, 6, 13, 0.0, gamma=0), 4) == 0.5374
+    lo, hi = E.exact_interval(6, 13, 2, 7, gamma=0)
+    assert (round(lo, 4), round(hi, 4)) == (-0.3079, 0.5542)
+    assert E.exact_pvalue(0, 7, 13, 13, 0.0, gamma=0) == pytest.approx(2.44e-06, abs=5e-9)
+    lo, hi = E.exact_interval(13, 13, 0, 7, gamma=0)
+    assert (round(lo, 4), hi) == (0.6088, 1.0)
+
+
+# --------------------------------------------------------------------------- intervals
+def test_narrow_for_three_of_25_vs_none_of_25():
+    lo, hi = difference_interval(GroupStats.from_counts(25, 3), GroupStats.from_counts(25, 0),
+                                 method="exact")
+    # about 0.344 wide (-0.024 to 0.320); the previous default was 0.58 wide
+    assert hi - lo < 0.36
+    assert lo < 0 < 3 / 25 < hi
+
+
+@pytest.mark.parametrize("table", [(3, 25, 0, 25), (30, 100, 20, 100), (0, 12, 5, 40),
+                                   (150, 1000, 100, 1000), (7, 7, 0, 3), (1, 30, 29, 30)])
+def test_swapping_groups_mirrors_and_repeats_exactly(table):
+    ka, na, kb, nb = table
+    lo, hi = E.exact_interval(ka, na, kb, nb)
+    lo2, hi2 = E.exact_interval(kb, nb, ka, na)
+    assert (lo2, hi2) == (-hi, -lo)
+    assert E.exact_interval(ka, na, kb, nb) == (lo, hi)
+    assert lo <= ka / na - kb / nb <= hi
+    assert -1.0 <= lo <= hi <= 1.0
+
+
+def test_equal_tables_give_a_symmetric_interval():
+    lo, hi = E.exact_interval(4, 20, 4, 20)
+    assert lo == -hi and hi > 0
+
+
+@pytest.mark.parametrize("table", [(3, 25, 0, 25), (41, 90, 30, 110), (2, 400, 9, 300)])
+def test_levels_are_nested(table):
+    ivs = [E.exact_interval(*table, level) for level in (0.8, 0.9, 0.95, 0.99)]
+    for (a, b), (c, d) in zip(ivs, ivs[1:], strict=False):
+        assert c <= a and b <= d
+
+
+def test_extreme_tables_reach_the_edges():
+    assert E.exact_interval(0, 5, 6, 6)[0] == -1.0
+    assert E.exact_interval(8, 8, 0, 3)[1] == 1.0
+    lo, hi = E.exact_interval(0, 50, 0, 50)
+    assert lo == -hi and 0 < hi < 0.1
+
+
+def test_cost_scaling_and_registration():
+    m = INTERVAL_METHODS["exact"]
+    assert (m.guarantee, m.binary_only, m.needs_order) == ("finite-sample", True, False)
+    assert m.required_n is not None
+    a, b = GroupStats.from_counts(40, 9), GroupStats.from_counts(60, 5)
+    lo, hi = difference_interval(a, b, method="exact", confidence_level=0.9)
+    a2, b2 = GroupStats.from_counts(40, 9, cost_max=2.5), GroupStats.from_counts(60, 5,
+                                                                                  cost_max=2.5)
+    lo2, hi2 = difference_interval(a2, b2, method="exact", confidence_level=0.9)
+    assert lo2 == pytest.approx(2.5 * lo, rel=1e-12) and hi2 == pytest.approx(2.5 * hi,
+                                                                              rel=1e-12)
+
+
+def test_not_estimable_cases():
+    full = GroupStats.from_counts(10, 3)
+    with pytest.raises(NotEstimable):
+        difference_interval(GroupStats.from_counts(0, 0), full, method="exact")
+    with pytest.raises(NotEstimable):
+        difference_interval(full, GroupStats.from_costs([0.2, 0.5, 1.0]), method="exact")
+    with pytest.raises(NotEstimable):
+        difference_interval(full, GroupStats.from_counts(10, 3, cost_max=2.0), method="exact")
+
+
+@pytest.mark.parametrize("args", [(3, 0, 1, 5), (6, 5, 1, 5), (1.5, 5, 1, 5), (-1, 5, 1, 5)])
+def test_bad_counts_are_user_errors(args):
+    with pytest.raises(FairboundError):
+        E.exact_interval(*args)
+
+
+def test_bad_gamma_is_a_user_error():
+    with pytest.raises(FairboundError):
+        E.exact_interval(3, 10, 1, 10, 0.95, gamma=0.06)
+    with pytest.raises(FairboundError):
+        E.exact_pvalue(3, 10, 1, 10, 0.0, gamma=-0.1)
+
+
+@pytest.mark.parametrize("table", [(0, 10, 22, 25), (26, 30, 21, 30)])
+def test_hull_contains_islands_of_acceptance(table):
+    # for these tables the accepted set is not an interval: past its first upper (or lower)
+    # end it is accepted again; the reported hull must contain every accepted value
+    lo, hi = E.exact_interval(*table)
+    d = np.linspace(-0.999, 0.999, 2001)
+    p = E.exact_pvalue(*table, d, gamma=0.05 * E.GAMMA_SHARE)
+    acc = d[p > 0.05]
+    assert acc.min() >= lo - 1e-9 and acc.max() <= hi + 1e-9
+    idx = np.flatnonzero(p > 0.05)
+    assert idx[-1] - idx[0] + 1 > idx.size       # the set itself has a gap
+
+
+def test_close_to_wald_for_large_counts():
+    ka, na, kb, nb = 150, 1000, 100, 1000
+    lo, hi = E.exact_interval(ka, na, kb, nb)
+    wlo, whi = _wald(ka, na, kb, nb)
+    assert 1.0 < (hi - lo) / (whi - wlo) < 1.03
+
+
+# --------------------------------------------------------------------------- coverage
+@pytest.mark.parametrize("na,nb", [(5, 5), (4, 9)])
+def test_exact_coverage_small(na, nb):
+    lo, hi = _all_intervals(na, nb)
+    cov, where = _min_coverage(na, nb, lo, hi, RATES + (0.2, 0.4, 0.6))
+    assert cov >= 0.95, where
+
+
+def test_exact_coverage_across_the_switch(monkeypatch):
+    # with a tiny variance limit every null with n p q > 1 uses the tail bound, so this
+    # checks the mixed construction at sizes small enough to enumerate
+    monkeypatch.setattr(E, "EXACT_VARIANCE", 1.0)
+    na, nb = 5, 14
+    lo, hi = _all_intervals(na, nb)
+    cov, where = _min_coverage(na, nb, lo, hi, RATES + (0.2,))
+    assert cov >= 0.95, where
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("na,nb", [(10, 25), (30, 30), (60, 200)])
+def test_exact_coverage_by_enumeration(na, nb):
+    lo, hi = _all_intervals(na, nb)
+    cov, where = _min_coverage(na, nb, lo, hi, RATES + (0.2, 0.4, 0.6, 0.8, 0.95))
+    assert cov >= 0.95, where
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("variance", [5.0, 40.0])
+def test_exact_coverage_by_enumeration_mixed(monkeypatch, variance):
+    monkeypatch.setattr(E, "EXACT_VARIANCE", variance)
+    na, nb = 30, 40
+    lo, hi = _all_intervals(na, nb)
+    cov, where = _min_coverage(na, nb, lo, hi, RATES + (0.2, 0.4, 0.6, 0.8))
+    assert cov >= 0.95, where
+
+
+# --------------------------------------------------------------------------- tail bound
+def test_bound_tail_bounds_the_exact_tail():
+    rng = np.random.default_rng(0)
+    for _ in range(300):
+        na, nb = (int(v) for v in rng.integers(1, 200, 2))
+        pa, pb = rng.random(2) ** rng.choice([1, 3])
+        d = pa - pb
+        diff = np.arange(na + 1)[:, None] / na - np.arange(nb + 1)[None, :] / nb - d
+        prob = (stats.binom.pmf(np.arange(na + 1), na, pa)[:, None]
+                * stats.binom.pmf(np.arange(nb + 1), nb, pb)[None, :])
+        s = abs(rng.normal()) * np.sqrt(pa * (1 - pa) / na + pb * (1 - pb) / nb) * 3
+        exact = prob[np.abs(diff) >= s * (1 - 1e-12)].sum()
+        assert float(E.bound_tail(na, nb, pa, pb, d, s)) >= exact - 1e-12
+
+
+def test_large_groups_use_the_bound_and_stay_close_to_wald():
+    ka, na, kb, nb = 750_000, 5_000_000, 500_000, 5_000_000
+    lo, hi = E.exact_interval(ka, na, kb, nb)
+    wlo, whi = _wald(ka, na, kb, nb)
+    assert 1.0 < (hi - lo) / (whi - wlo) < 1.02
+
+
+# --------------------------------------------------------------------------- planning
+def test_required_n():
+    a, b = GroupStats.from_counts(500, 75), GroupStats.from_counts(500, 50)
+    n = E.approximate_required_n(a, b, 0.95)
+    assert 640 < n < 720        # the exact interval of the expected counts: 714
+    assert E.approximate_required_n(a, a, 0.95) == float("inf")
+    wider = E.approximate_required_n(a, GroupStats.from_counts(500, 60), 0.95)
+    assert wider > n
+    assert INTERVAL_METHODS["exact"].required_n(a, b, 0.95) == n
+
+
+@pytest.mark.slow
+def test_required_n_matches_an_exact_evaluation():
+    # at the planned size, with the observed rates as counts, the interval nearly excludes 0
+    a, b = GroupStats.from_counts(300, 90), GroupStats.from_counts(300, 60)
+    n = E.approximate_required_n(a, b, 0.95)
+    for factor, excluded in ((0.85, False), (1.15, True)):
+        m = int(round(factor * n / 2))
+        lo, _ = E.exact_interval(round(0.3 * m), m, round(0.2 * m), m)
+        assert (lo > 0) == excluded
