@@ -53,7 +53,8 @@ def adult_predictions(seed: int = 0):
 def adult_command(
     out: Annotated[Path, typer.Option(help="Folder for predictions, JSON and report.")] =
     Path("fairbound-adult"),
-    method: Annotated[str, typer.Option(help="Interval method.")] = "betting",
+    method: Annotated[str, typer.Option(help="Interval method (auto: exact for 0/1 costs).")
+                      ] = "auto",
     confidence: Annotated[float, typer.Option(help="Confidence level.")] = 0.95,
     seed: Annotated[int, typer.Option(help="Seed.")] = 0,
 ) -> None:

@@ -202,19 +202,24 @@ def _analytic_power(m, n_total, gap, rate_b, share, cost, k, rho, tolerance=None
     n_a, n_b = _sizes(n_total, share)
     ea2, va = _moments(rate_a, cost, k)
     eb2, vb = _moments(rate_b, cost, k)
-    a = GroupStats(n=n_a, total=n_a * rate_a, total_sq=n_a * ea2, binary=cost == "binary")
-    b = GroupStats(n=n_b, total=n_b * rate_b, total_sq=n_b * eb2, binary=cost == "binary")
+    if m.binary_only:  # methods on counts (exact) need whole numbers: the nearest table
+        na_, nb_ = max(int(round(n_a)), 1), max(int(round(n_b)), 1)
+        a = GroupStats.from_counts(na_, min(int(round(na_ * rate_a)), na_))
+        b = GroupStats.from_counts(nb_, min(int(round(nb_ * rate_b)), nb_))
+    else:
+        a = GroupStats(n=n_a, total=n_a * rate_a, total_sq=n_a * ea2, binary=cost == "binary")
+        b = GroupStats(n=n_b, total=n_b * rate_b, total_sq=n_b * eb2, binary=cost == "binary")
     try:
         lo, hi = difference_interval(a, b, method=m.name, confidence_level=rho, rng=0)
     except NotEstimable:
         return 0.0
-    h = gap - lo  # distance from the estimate down to the lower bound
+    h = (a.mean - b.mean) - lo  # distance from the estimate down to the lower bound
     se = math.sqrt(va / n_a + vb / n_b)
     from scipy.stats import norm
 
     if tolerance is not None:
         # parity: the interval [est - h, est + h_up] inside (-tol, tol), est ~ N(gap, se^2)
-        h_up = hi - gap
+        h_up = hi - (a.mean - b.mean)
         upper, lower = tolerance - h_up, -tolerance + h
         if upper <= lower:
             return 0.0
@@ -379,6 +384,8 @@ def solve_power(
     (m, n_total, gap, power, rate_b, share, cost, k, rho, n_sims, seed) = _validate_solve(
         method, n_total, gap, power, rate_b, share, cost, concentration, confidence_level,
         n_sims, seed)
+    if m.name == "auto":  # what the default audit runs for these costs
+        m = get_method("exact" if cost == "binary" else "betting")
     analytic = _is_analytic(m)
     if tolerance is not None:
         tolerance = _num(tolerance, "tolerance", 0.0, 1.0)

@@ -637,11 +637,12 @@ def _sorted_costs(g: GroupStats) -> np.ndarray | None:
 def _digest(g: GroupStats, values: np.ndarray | None) -> list[int]:
     """32-bit words of a hash of the group's sufficient statistics (and sorted sample)."""
     h = hashlib.blake2b(_SALT, digest_size=16)
-    h.update(np.float64(g.cost_max).tobytes())
     if values is None:
         h.update(b"counts" + np.array([round(g.n), g.count], dtype=np.int64).tobytes())
     else:
-        h.update(b"sample" + np.ascontiguousarray(values).tobytes())
+        # costs in units of cost_max, rounded to 12 decimals: the same data at another scale
+        # (or with last-bit rounding differences) get the same arrangements
+        h.update(b"sample" + np.ascontiguousarray(np.round(values, 12)).tobytes())
     return np.frombuffer(h.digest(), dtype=np.uint32).tolist()
 
 

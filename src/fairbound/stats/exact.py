@@ -118,6 +118,7 @@ tsmethod="square")``, the same test without the Berger-Boos restriction) give
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -958,6 +959,13 @@ def exact_interval(k_a, n_a, k_b, n_b, confidence_level=0.95, *, gamma=None, tol
     if (na, ka) > (nb, kb):
         lo, hi = exact_interval(kb, nb, ka, na, rho, gamma=g, tol=tol)
         return -hi, -lo
+    return _cached_interval(ka, na, kb, nb, alpha, g, tol)
+
+
+@functools.lru_cache(maxsize=8192)
+def _cached_interval(ka: int, na: int, kb: int, nb: int, alpha: float, g: float,
+                     tol: float) -> tuple[float, float]:
+    # audits recompute, re-render and re-plan the same tables: each is searched once
     lo, hi = _search(_Table(ka, na, kb, nb, g), alpha, tol)
     if (na, ka) == (nb, kb):
         lo = -hi

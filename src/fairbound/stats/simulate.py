@@ -579,13 +579,15 @@ def methods_page(
         "",
         "## Which method",
         "",
-        "- Verdicts: `betting` (finite-sample, valid for every n, needs no variance or "
-        "group-share knowledge, and stays valid when the data are looked at after every "
-        "example).  It pairs the smaller group with blocks of the larger one and falls back "
-        "to `betting-union` when the smaller group has fewer than 30 examples.",
-        "- Estimates with an asymptotic interval: `agresti-caffo` (any costs) or `newcombe` "
-        "(0/1 costs); they are narrower, but their coverage drops for small groups and rare "
-        "errors (see the tables).",
+        "- Verdicts: `auto`, the default: `exact` for 0/1 costs (the exact unconditional "
+        "interval of Agresti & Min 2001, deterministic, coverage >= nominal at every n, "
+        "within a few per cent of Wald's width) and `betting` for fractional costs "
+        "(finite-sample, no variance or group-share knowledge; capital averaged over 16 "
+        "arrangements so that the verdict does not hang on one).",
+        "- Estimates with an asymptotic interval: `newcombe` (0/1 costs) or `welch` "
+        "(fractional costs); they are narrower, but their coverage drops for small groups "
+        "and rare errors (see the tables).  `agresti-caffo` adds pseudo-examples that cost "
+        "power on fractional costs.",
         "- Reproducing Ethayarajh (2020): `bbu`; its guaranteed form `bbu-corrected` needs "
         "several times more data than `betting`.",
         "",
