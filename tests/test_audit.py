@@ -84,10 +84,13 @@ def test_intersectional_groups():
 
 def test_equalized_odds_simultaneous_and_max(preds):
     res = fairbound.audit(preds, group="g", label="y", prediction="p", metrics="equalized_odds",
-                          confidence_level=0.9, method="agresti-caffo")
+                          confidence_level=0.9, method="agresti-caffo", error_control="none")
     comps = [c for c in res.comparisons if (c.group_a, c.group_b) == ("a", "b")]
     assert [c.component for c in comps] == ["tpr", "fpr", "max"]
     assert comps[0].interval_level == pytest.approx(0.95)
+    # by default the control covers every comparison: 3 pairs x 2 components
+    fam = res.recompute(error_control="family")
+    assert fam.n_tests == 6 and fam.comparisons[0].interval_level == pytest.approx(1 - 0.1 / 6)
     lo, hi = difference_interval(comps[0].a, comps[0].b, confidence_level=0.95)
     assert (comps[0].low, comps[0].high) == pytest.approx((lo, hi))
     mx = comps[2]
@@ -137,8 +140,12 @@ def test_not_estimable_group_reported():
 def test_recompute_and_json_roundtrip(preds, tmp_path):
     res = fairbound.audit(preds, group="g", label="y", prediction="p")
     c = res.comparisons[0]
+    assert c.interval_level == pytest.approx(1 - 0.05 / res.n_tests)  # family-wise default
     c99 = c.recompute(confidence_level=0.99)
-    assert c99.low < c.low and c99.high > c.high
+    c999 = c.recompute(confidence_level=0.999)
+    assert c999.low < c99.low and c999.high > c99.high
+    same = c.recompute(confidence_level=c.interval_level)
+    assert (same.low, same.high, same.verdict) == (c.low, c.high, c.verdict)
     cb = c.recompute(method="bbu", gamma=0.3)
     assert cb.method == "bbu"
     path = tmp_path / "out" / "a.json"
@@ -249,4 +256,5 @@ def test_compas_harmful_positive(shared_data):
     # reoffenders left unflagged, more of those who reoffended flagged
     for c in (fpr, fnr, tpr):
         assert c.disadvantaged == "African-American", c
-    assert all(c.disadvantaged != "Caucasian" for c in res.comparisons)
+    assert all(c.disadvantaged != "Caucasian" for c in res.comparisons
+               if c.group_a == "African-American")
