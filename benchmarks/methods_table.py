@@ -51,7 +51,8 @@ def main(argv: list[str] | None = None) -> int:
     t0 = time.perf_counter()
     kw = dict(share=(0.1, 0.5), n_reps=a.reps, seed=a.seed)
     runs = [simulate(methods, scenarios=BINARY, n_total=sizes, **kw),
-            simulate(others, scenarios=BETA, n_total=sizes, **kw)]
+            simulate([m for m in others if not INTERVAL_METHODS[m].binary_only],
+                     scenarios=BETA, n_total=sizes, **kw)]
     if resampling:
         runs.append(simulate(resampling, scenarios=BETA, n_total=sizes[:1], **kw))
     rows = tuple(r for run in runs for r in run.rows)
