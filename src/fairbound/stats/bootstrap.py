@@ -773,7 +773,7 @@ def bootstrap_audit(
     >>> res = audit(df, group="g", label="y", prediction="p", metrics="false_positive_rate")
     >>> boot = bootstrap_audit(res, n_resamples=200)
     >>> boot.metric, boot.group_a, boot.group_b, float(boot.estimate[0])
-    (('false_positive_rate',), ('a',), ('b',), -1.0)
+    (('false_positive_rate',), ('a',), ('b',), 1.0)
     """
     conf = getattr(result, "confusion", None)
     if conf is None:
