@@ -28,12 +28,11 @@ import argparse
 import json
 import os
 import platform
-import resource
 import statistics
-import subprocess
-import sys
 import time
 from pathlib import Path
+
+from _common import fetch_all, peak_rss_mib, run_child, write_parquet_once
 
 HERE = Path(__file__).resolve().parent
 DATA = HERE / "_data"
@@ -52,16 +51,9 @@ def make_parquet(rows: int, *, path: Path | None = None) -> Path:
     40 %; TPR is 0.85/0.80/0.75/0.70 and FPR 0.10/0.12/0.15/0.20 by group; the cost is
     0.5 * [y != y_hat] + 0.5 * u with u uniform on [0, 1).
     """
-    import duckdb
-
     path = path or DATA / f"preds_{rows}.parquet"
-    if path.exists():
-        return path
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".tmp")
     u = "((hash(i, {k}) % 1000000) / 1000000.0)"
-    sql = f"""
-    COPY (
+    return write_parquet_once(path, f"""
       WITH base AS (
         SELECT
           CASE WHEN {u.format(k=1)} < 0.4 THEN 'a' WHEN {u.format(k=1)} < 0.7 THEN 'b'
@@ -78,15 +70,7 @@ def make_parquet(rows: int, *, path: Path | None = None) -> Path:
         FROM base
       )
       SELECT g, y, y_hat, 0.5 * CAST(y <> y_hat AS DOUBLE) + 0.5 * u4 AS cost FROM pred
-    ) TO '{tmp}' (FORMAT parquet, ROW_GROUP_SIZE 1000000)
-    """
-    con = duckdb.connect()
-    try:
-        con.execute(sql)
-    finally:
-        con.close()
-    tmp.rename(path)
-    return path
+    """)
 
 
 def run_audit(path: Path, method: str = "auto", with_cost: bool = False):
@@ -103,29 +87,7 @@ def run_audit(path: Path, method: str = "auto", with_cost: bool = False):
 
 
 def run_bare(path: Path, with_cost: bool = False):
-    import duckdb
-
-    con = duckdb.connect()
-    try:
-        return con.execute((BARE_COST if with_cost else BARE).format(path=path)).fetchall()
-    finally:
-        con.close()
-
-
-def peak_rss_mib() -> float:
-    """Peak resident memory of this process in MiB.
-
-    Linux ``VmHWM`` (reset by ``exec``, unlike ``ru_maxrss``, which a child started with
-    fork + exec inherits from its parent); ``ru_maxrss`` elsewhere.
-    """
-    try:
-        with open("/proc/self/status") as fh:
-            for line in fh:
-                if line.startswith("VmHWM:"):
-                    return int(line.split()[1]) / 1024.0
-    except OSError:
-        pass
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+    return fetch_all((BARE_COST if with_cost else BARE).format(path=path))
 
 
 def child(kind: str, path: str, method: str, with_cost: bool) -> None:
@@ -144,10 +106,8 @@ def child(kind: str, path: str, method: str, with_cost: bool) -> None:
 
 
 def measure_child(kind: str, path: Path, method: str, with_cost: bool) -> dict:
-    cmd = [sys.executable, __file__, "--child", kind, "--path", str(path), "--method", method]
-    res = subprocess.run(cmd + (["--with-cost"] if with_cost else []), capture_output=True,
-                         text=True, check=True)
-    return json.loads(res.stdout.strip().splitlines()[-1])
+    return run_child(__file__, ["--child", kind, "--path", str(path), "--method", method]
+                     + (["--with-cost"] if with_cost else []))
 
 
 def main(argv=None) -> None:

@@ -29,10 +29,10 @@ import json
 import os
 import platform
 import statistics
-import subprocess
-import sys
 import time
 from pathlib import Path
+
+from _common import fetch_all, peak_rss_mib, run_child, write_parquet_once
 
 HERE = Path(__file__).resolve().parent
 DATA = HERE / "_data"
@@ -49,17 +49,10 @@ def make_parquet(rows: int, *, path: Path | None = None) -> Path:
     ``1 / (1 + exp(-(x + m_g y - 1)))`` with ``x`` approximately standard normal (a sum of
     three uniforms) and separations ``m_g`` of 2.0/1.8/1.6/1.2.
     """
-    import duckdb
-
     path = path or DATA / f"scores_{rows}.parquet"
-    if path.exists():
-        return path
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".tmp")
     u = "((hash(i, {k}) % 1000000) / 1000000.0)"
     x = f"(({u.format(k=3)} + {u.format(k=4)} + {u.format(k=5)} - 1.5) * 2.0)"
-    sql = f"""
-    COPY (
+    return write_parquet_once(path, f"""
       WITH base AS (
         SELECT
           CASE WHEN {u.format(k=1)} < 0.4 THEN 'a' WHEN {u.format(k=1)} < 0.7 THEN 'b'
@@ -71,15 +64,7 @@ def make_parquet(rows: int, *, path: Path | None = None) -> Path:
                                                      WHEN 'c' THEN 1.6 ELSE 1.2 END) - 1.0)))
              AS score
       FROM base
-    ) TO '{tmp}' (FORMAT parquet, ROW_GROUP_SIZE 1000000)
-    """
-    con = duckdb.connect()
-    try:
-        con.execute(sql)
-    finally:
-        con.close()
-    tmp.rename(path)
-    return path
+    """)
 
 
 def run_audit(path: Path) -> dict:
@@ -102,27 +87,7 @@ def run_audit(path: Path) -> dict:
 
 
 def run_bare(path: Path):
-    import duckdb
-
-    con = duckdb.connect()
-    try:
-        return con.execute(BARE.format(path=path)).fetchall()
-    finally:
-        con.close()
-
-
-def peak_rss_mib() -> float:
-    """Peak resident memory of this process in MiB (Linux ``VmHWM``, else ``ru_maxrss``)."""
-    try:
-        with open("/proc/self/status") as fh:
-            for line in fh:
-                if line.startswith("VmHWM:"):
-                    return int(line.split()[1]) / 1024.0
-    except OSError:
-        pass
-    import resource
-
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+    return fetch_all(BARE.format(path=path))
 
 
 def child(kind: str, path: str) -> None:
@@ -139,9 +104,7 @@ def child(kind: str, path: str) -> None:
 
 
 def measure_child(kind: str, path: Path) -> dict:
-    cmd = [sys.executable, __file__, "--child", kind, "--path", str(path)]
-    res = subprocess.run(cmd, capture_output=True, text=True, check=True)
-    return json.loads(res.stdout.strip().splitlines()[-1])
+    return run_child(__file__, ["--child", kind, "--path", str(path)])
 
 
 def main(argv=None) -> None:

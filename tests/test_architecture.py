@@ -35,6 +35,8 @@ ENGINE_ALLOWED = {
     "fairbound.labels": "engines read label and prediction values (booleans, numbers as "
                         "text, the order of classes) exactly as fairbound.labels defines "
                         "them, so an audit through any engine and 'fairbound monitor' agree",
+    "fairbound._validate": "every check of user input has one message style; the module "
+                           "imports nothing from fairbound but errors",
 }
 
 #: Deliberate exceptions to "no domain imports viz or report": (importer, imported, why).
@@ -208,3 +210,89 @@ def test_cli_starts_without_scipy_pandas_matplotlib(argv):
                      f"with contextlib.redirect_stdout(io.StringIO()):\n    main({argv!r})")
     assert "fairbound.cli.audit" in loaded  # every command was registered
     assert _heavy(loaded, ("scipy", "pandas", "matplotlib", "duckdb")) == []
+
+
+#: Modules on an audit's import path that still import scipy when they are imported; each
+#: puts scipy.special's import (a large part of a small audit's start-up) into every audit.
+#: The exact method itself imports scipy only for the tail bound of groups above 10,000.
+SCIPY_AT_IMPORT_EXCEPTIONS = {"fairbound.stats.bootstrap", "fairbound.stats.intervals",
+                              "fairbound.stats.welch"}
+
+
+def _imports_scipy_at_import(module: str) -> bool:
+    """Whether ``module``'s top-level statements import scipy (imports in functions don't)."""
+    for node in ast.parse(MODULES[module].read_text(encoding="utf-8")).body:
+        if isinstance(node, ast.Import) and any(a.name.split(".")[0] == "scipy"
+                                                for a in node.names):
+            return True
+        if isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "scipy":
+            return True
+    return False
+
+
+def _audit_loads(tmp_path) -> set[str]:
+    data = tmp_path / "preds.csv"
+    rows = [f"{'ab'[i % 2]},{i % 3 == 0:d},{i % 5 < 2:d}" for i in range(200)]
+    data.write_text("g,y,p\n" + "\n".join(rows) + "\n")
+    argv = ["audit", str(data), "--group", "g", "--label", "y", "--prediction", "p",
+            "--format", "json"]
+    return _loaded("import contextlib, io\nfrom fairbound.cli import main\n"
+                   f"with contextlib.redirect_stdout(io.StringIO()):\n    main({argv!r})")
+
+
+def test_a_small_audit_starts_without_pydantic_pyarrow_pandas_or_scipy(tmp_path):
+    loaded = _audit_loads(tmp_path)
+    assert "fairbound.stats.exact" in loaded and "duckdb" in loaded  # the audit ran
+    # typer's pydantic adapters, Arrow for the statistics table, pandas: none needed
+    assert _heavy(loaded, ("pydantic", "pyarrow", "pandas", "matplotlib", "jinja2")) == []
+    first = {m for m in loaded if m in MODULES and _imports_scipy_at_import(m)}
+    assert first <= SCIPY_AT_IMPORT_EXCEPTIONS, sorted(first - SCIPY_AT_IMPORT_EXCEPTIONS)
+    if not first:
+        assert _heavy(loaded, ("scipy",)) == []
+
+
+def test_plain_option_values_parse_as_typer_parses_them(monkeypatch):
+    # the CLI converts text, decimal numbers and lists of text without typer's pydantic
+    # adapters and builds only the command named; both must change nothing
+    import contextlib
+    import importlib
+    import io
+
+    import fairbound.cli as cli
+
+    audit_module = importlib.import_module("fairbound.audit")
+    seen = []
+
+    class Stop(Exception):
+        pass
+
+    def fake_audit(*args, **kwargs):
+        seen.append((args, {k: (type(v).__name__, v) for k, v in kwargs.items()}))
+        raise Stop  # before any output
+
+    monkeypatch.setattr(audit_module, "audit", fake_audit)
+    base = ["audit", "d.csv", "--group", "g"]
+    argvs = [base, base + ["-g", "h", "--label", "y", "--pred", "p", "-m", "tpr", "-m", "fpr",
+                           "--confidence", "0.99", "--seed", "7", "--tolerance", "0.05",
+                           "--max-comparisons", "12", "--cost-max", "2", "--json", "o.json"]]
+    argvs += [base + [opt, v] for opt in ("--confidence-level", "--tolerance", "--seed")
+              for v in ("1e-3", ".5", "-0", "007", "1.0", "abc", " 3", "1_000", "inf")]
+    argvs += [["audit", "--help"], ["audit", "d.csv"], base + ["--bogus"], ["--version"]]
+
+    def run(argv):
+        seen.clear()
+        out, err = io.StringIO(), io.StringIO()
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            try:
+                code = cli.main(argv)
+            except Stop:
+                code = "called"
+        return code, out.getvalue(), err.getvalue(), list(seen)
+
+    fast = [run(a) for a in argvs]
+    monkeypatch.setattr(cli, "_plain_values", lambda params: None)
+    monkeypatch.setattr(cli, "_app_for", lambda argv: cli.app)
+    slow = [run(a) for a in argvs]
+    assert sum(f[0] == "called" for f in fast) >= 10
+    for argv, f, s in zip(argvs, fast, slow, strict=True):
+        assert f == s, argv

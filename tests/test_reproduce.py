@@ -177,6 +177,6 @@ def test_cli_figure_kinds(tmp_path, capsys):
     assert (tmp_path / "cov.svg").read_text().lstrip().startswith("<?xml")
     capsys.readouterr()
     assert main([*base, "--figure", str(tmp_path / "f.png"), "--figure-kind", "x"]) == 2
-    assert "figure-kind must be paper or coverage" in capsys.readouterr().err
+    assert "figure_kind must be one of paper, coverage" in capsys.readouterr().err
     assert main([*base, "--figure", str(tmp_path / "f.jpg")]) == 2
     assert "figure must end in .png, .svg or .pdf" in capsys.readouterr().err

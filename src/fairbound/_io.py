@@ -21,6 +21,24 @@ def write_text_atomic(path, text: str) -> Path:
     return write_bytes_atomic(path, text.encode("utf-8"))
 
 
+def json_text(data, path=None, *, indent: int = 2) -> str:
+    """``data`` as JSON text (other objects as ``str``); also written to ``path`` when given.
+
+    What every result's ``to_json(path=None, indent=2)`` does with its ``to_dict()``.
+
+    Examples
+    --------
+    >>> json_text({"a": 1}, indent=None)
+    '{"a": 1}'
+    """
+    import json
+
+    text = json.dumps(data, indent=indent, default=str)
+    if path is not None:
+        write_text_atomic(path, text)
+    return text
+
+
 def write_bytes_atomic(path, data: bytes) -> Path:
     """Write ``data`` to ``path`` whole or not at all (temporary file, then rename)."""
     path = Path(path)

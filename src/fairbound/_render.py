@@ -4,18 +4,26 @@ from __future__ import annotations
 
 import math
 
-from fairbound.errors import FairboundError
+from fairbound._validate import check_choice
 
 FORMATS = ("table", "json", "csv")
 
 
 def check_format(fmt: str) -> str:
     """Validate ``--format``."""
-    f = str(fmt).lower()
-    if f not in FORMATS:
-        raise FairboundError(f"format must be one of {', '.join(FORMATS)}; got {fmt!r}",
-                             param="format")
-    return f
+    return check_choice(fmt, FORMATS, "format", fold=True)
+
+
+def as_number(x) -> float:
+    """A JSON number as a float: NaN for ``None``, NaN and anything that is not a number.
+
+    Examples
+    --------
+    >>> as_number("0.5"), as_number(None), as_number("n/a")
+    (0.5, nan, nan)
+    """
+    xf = _as_float(x)
+    return math.nan if xf is None else xf
 
 
 def _as_float(x) -> float | None:

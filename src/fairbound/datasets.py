@@ -9,7 +9,7 @@ from importlib import resources
 
 import pandas as pd
 
-from fairbound.errors import FairboundError
+from fairbound._validate import check_choice
 
 ADULT_COLUMNS = [
     "age", "workclass", "fnlwgt", "education", "education_num", "marital_status",
@@ -48,9 +48,7 @@ def load_adult(split: str = "train") -> pd.DataFrame:
     >>> len(df), df["sex"].value_counts().to_dict()
     (32561, {'Male': 21790, 'Female': 10771})
     """
-    if split not in ("train", "test", "all"):
-        raise FairboundError(f"split must be one of train, test, all; got {split!r}",
-                             param="split")
+    check_choice(split, ("train", "test", "all"), "split")
     parts = []
     for name, file, skip in (("train", "adult.data.gz", 0), ("test", "adult.test.gz", 1)):
         if split not in (name, "all"):

@@ -61,23 +61,3 @@ def require(module: str, extra: str):
             f'pip install "fairbound[{extra}]"'
         ) from exc
 
-
-def check_seed(seed) -> int:
-    """``seed`` as a non-negative integer (numpy integers too), or a one-line error.
-
-    The one check of a ``seed`` argument, for the library and the command line alike.
-
-    Examples
-    --------
-    >>> check_seed(3)
-    3
-    >>> check_seed(-1)
-    Traceback (most recent call last):
-    ...
-    fairbound.errors.FairboundError: seed must be a non-negative integer; got -1
-    """
-    import numbers
-
-    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or seed < 0:
-        raise FairboundError(f"seed must be a non-negative integer; got {seed!r}", param="seed")
-    return int(seed)

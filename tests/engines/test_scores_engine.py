@@ -199,6 +199,6 @@ def test_the_engine_does_not_import_the_statistics():
             imported.update(a.name for a in node.names)
     assert not {m for m in imported if m.startswith("fairbound.stats")}
     assert {m for m in imported if m.startswith("fairbound")} <= {
-        "fairbound.errors", "fairbound.labels", "fairbound.engines.base",
+        "fairbound.errors", "fairbound._validate", "fairbound.labels", "fairbound.engines.base",
         "fairbound.engines.assemble", "fairbound.engines.duckdb_engine",
         "fairbound.engines.sql"}

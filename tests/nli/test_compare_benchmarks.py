@@ -144,9 +144,9 @@ def test_pred_columns_rendering_and_levels():
 
 
 @pytest.mark.parametrize(("kwargs", "match"), [
-    ({"measures": ["nope"]}, "measures: unknown measure 'nope'"),
-    ({"pairing": "both"}, "pairing: allowed auto, paired, independent"),
-    ({"n_resamples": 0}, "n_resamples: must be >= 1"),
+    ({"measures": ["nope"]}, "measures must be among .*; got 'nope'"),
+    ({"pairing": "both"}, "pairing must be one of auto, paired, independent; got 'both'"),
+    ({"n_resamples": 0}, r"n_resamples must be a positive integer \(for a comparison\); got 0"),
     ({"predictions_extended": {"other": ["neutral"]}}, "same models; 'm' has them on one"),
 ])
 def test_errors(kwargs, match):

@@ -173,7 +173,7 @@ def test_bad_template_files(tmp_path):
         load_templates(tmp_path / "nope.json")
     with pytest.raises(FairboundError, match=r"subtopics: unknown value\(s\) 'nope'"):
         load_templates(subtopics=["nope"])
-    with pytest.raises(FairboundError, match=r"versions: allowed 'pro', 'anti'"):
+    with pytest.raises(FairboundError, match="versions must be among pro, anti"):
         expand_templates(load_templates(subtopics=["man_is_to_breadwinner"]), versions="both")
 
 

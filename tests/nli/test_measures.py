@@ -157,7 +157,7 @@ def test_recompute_interval_without_data(samples):
                     confidence_level=0.8).table)
     with pytest.raises(FairboundError, match="has no resamples"):
         audit_nli(samples, pred, n_resamples=0).recompute(confidence_level=0.9)
-    with pytest.raises(FairboundError, match=r"confidence_level: must be in \(0, 1\)"):
+    with pytest.raises(FairboundError, match=r"confidence_level must be in \(0, 1\)"):
         res.recompute(confidence_level=1.5)
 
 
@@ -236,11 +236,11 @@ def test_label_errors():
 
 def test_option_errors(samples):
     pred = [N] * len(samples)
-    with pytest.raises(FairboundError, match=r"confidence_level: must be in \(0, 1\), got 95"):
+    with pytest.raises(FairboundError, match=r"confidence_level must be in \(0, 1\); got 95"):
         audit_nli(samples, pred, confidence_level=95)
-    with pytest.raises(FairboundError, match="n_resamples: must be an integer >= 0, got -1"):
+    with pytest.raises(FairboundError, match="n_resamples must be a non-negative integer; got -1"):
         audit_nli(samples, pred, n_resamples=-1)
-    with pytest.raises(FairboundError, match="by: allowed 'domain', 'subtopic', got 'x'"):
+    with pytest.raises(FairboundError, match="by must be among domain, subtopic; got 'x'"):
         audit_nli(samples, pred, by=["x"])
     with pytest.raises(FairboundError, match="samples: missing column"):
         audit_nli(samples.drop(columns="pair_id"), pred)

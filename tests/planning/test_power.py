@@ -66,11 +66,11 @@ def test_unreachable_gap_is_infinite():
     [
         ({"gap": 0.05, "power": 0.8, "n_total": 100}, "exactly one of n_total, gap, power"),
         ({"gap": None, "power": None, "n_total": 100}, "exactly one of n_total, gap, power"),
-        ({"gap": 0.05, "power": 1.5}, r"power must be in \(0.0, 1.0\); got 1.5"),
-        ({"gap": 0.95, "power": 0.8}, r"gap must be in \[0.0, 0.9\]; got 0.95"),
+        ({"gap": 0.05, "power": 1.5}, r"power must be in \(0, 1\); got 1.5"),
+        ({"gap": 0.95, "power": 0.8}, r"gap must be in \[0, 0.9\]; got 0.95"),
         ({"gap": 0.05, "power": 0.8, "cost": "ordinal"}, "cost must be one of binary, beta"),
         ({"n_total": 2.5, "power": 0.8}, "n_total must be an integer >= 4; got 2.5"),
-        ({"gap": 0.05, "power": 0.8, "share": 0}, r"share must be in \(0.0, 1.0\); got 0"),
+        ({"gap": 0.05, "power": 0.8, "share": 0}, r"share must be in \(0, 1\); got 0"),
         ({"gap": 0.05, "power": 0.8, "n_sims": 5}, "n_sims must be an integer >= 10; got 5"),
     ],
 )

@@ -70,7 +70,7 @@ def test_debias_command(tmp_path, capsys):
          "error: trainer must be one of tfidf-lr"),
         (["stability", "summary", "{tmp}"], "error: store: "),
         (["stability", "summary", "{tmp}", "--format", "xml"],
-         "error: format must be table, csv or json; got 'xml'"),
+         "error: format must be one of table, csv, json; got 'xml'"),
         (["stability", "debias", "{tmp}/in.csv", "{tmp}/o.txt"], "error: dest must end in"),
     ],
 )

@@ -116,7 +116,7 @@ def test_heatmaps_of_every_condition_side_by_side_on_one_scale():
                                   conditions=["debiased", "original"])
     assert [a.get_title() for a in panels(fig)] == ["debiased: var of TPR gap",
                                                     "original: var of TPR gap"]
-    with pytest.raises(FairboundError, match="kind must be 'variance' or 'mean'"):
+    with pytest.raises(FairboundError, match="kind must be one of variance, mean"):
         plot_condition_heatmaps(s, kind="median")
     with pytest.raises(FairboundError, match="conditions: no condition 'x'"):
         plot_condition_heatmaps(s, conditions=["x"])

@@ -138,7 +138,7 @@ def test_undefined_tests_are_nan_not_errors():
     [
         (lambda g: compare_sizes(g, tests="z"), "tests must be among student, welch, levene"),
         (lambda g: compare_sizes(g, correction="fdr"), "correction must be one of holm"),
-        (lambda g: compare_sizes(g, pairs="some"), "pairs must be 'all' or 'adjacent'"),
+        (lambda g: compare_sizes(g, pairs="some"), "pairs must be one of all, adjacent"),
         (lambda g: compare_conditions(g, baseline="zz"), "baseline: no condition 'zz'"),
         (lambda g: adjust_pvalues([0.1], "fdr"), "correction must be one of holm"),
     ],

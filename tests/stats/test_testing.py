@@ -161,8 +161,8 @@ def test_p_values_agree_on_direction():
 @pytest.mark.parametrize(
     "func,kwargs,match",
     [
-        (p_value, dict(method="t"), "method must be one of 'z', 'permutation', 'betting'"),
-        (e_value, dict(method="z"), "method must be one of 'betting', 'calibrated'"),
+        (p_value, dict(method="t"), "method must be one of z, permutation, betting"),
+        (e_value, dict(method="z"), "method must be one of betting, calibrated"),
         (p_value, dict(alternative="bigger"), "alternative must be one of"),
         (e_value, dict(method="calibrated", kappa=1.5), "kappa must be in"),
         (e_value, dict(confidence_level=0), "confidence_level must be in"),

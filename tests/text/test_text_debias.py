@@ -144,7 +144,7 @@ def test_names_list_is_bundled():
 @pytest.mark.parametrize(
     ("kwargs", "match"),
     [
-        ({"variant": "neutral"}, "variant must be 'female' or 'male'; got 'neutral'"),
+        ({"variant": "neutral"}, "variant must be one of female, male; got 'neutral'"),
         ({"name": "two words"}, "name must be one word of letters; got 'two words'"),
     ],
 )

@@ -9,10 +9,12 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from fairbound._validate import check_choice
 from fairbound.audit.pairing import group_name, index_pairs
 from fairbound.errors import FairboundError
 from fairbound.stats.base import check_confidence_level
 from fairbound.stats.bootstrap import (
+    BOOTSTRAP_METHODS,
     BootstrapKind,
     BootstrapResult,
     _check_cells,
@@ -96,10 +98,7 @@ def bootstrap_audit(
     B = check_n_resamples(n_resamples)
     rho = check_confidence_level(result.confidence_level if confidence_level is None
                                  else confidence_level)
-    if method not in ("percentile", "bca"):
-        raise FairboundError(
-            f"method must be 'percentile' or 'bca'; got {method!r}", param="method"
-        )
+    check_choice(method, BOOTSTRAP_METHODS, "method")
     res = _run(arr, names, items, pairs, B, rho, method, result.seed if seed is None else seed)
     # report classes by their label values, as the audit does
     return replace(res, label=tuple(None if k is None else classes[k] for k in res.label))

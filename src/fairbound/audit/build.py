@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from fairbound._validate import check_columns, check_int, check_seed
 from fairbound.audit.pairing import (
     MAX_COMPARISONS,
     REST,
@@ -39,7 +40,7 @@ from fairbound.audit.verdicts import (
     worst,
 )
 from fairbound.engines import Aggregates, AggregateSpec, aggregate
-from fairbound.errors import FairboundError, SmallGroupWarning, check_seed
+from fairbound.errors import FairboundError, SmallGroupWarning
 from fairbound.metrics import (
     COST,
     DEFAULT_METRICS,
@@ -360,19 +361,11 @@ def _validate_audit(data, group, label, prediction, metrics, cost, cost_max, com
                     reference, method, confidence_level, seed, sample_size):
     if data is None:
         raise FairboundError("data: got None", param="data")
-    if isinstance(group, str):
-        groups = (group,)
-    elif isinstance(group, list | tuple):
-        groups = tuple(group)
-    else:
-        groups = ()
     for role, col in (("label", label), ("prediction", prediction), ("cost", cost)):
         if col is not None and not (isinstance(col, str) and col.strip()):
             raise FairboundError(f"{role} must be a column name or a SQL expression (text); "
                                  f"got {type(col).__name__} {col!r:.60}", param=role)
-    if not groups or not all(isinstance(g, str) and g for g in groups):
-        raise FairboundError(f"group must be a column name or a list of them; got {group!r}",
-                             param="group")
+    groups = check_columns(group)
     if metrics is None:
         metrics = list(DEFAULT_METRICS) if (label or prediction) else []
         if cost is not None:
@@ -402,9 +395,7 @@ def _validate_audit(data, group, label, prediction, metrics, cost, cost_max, com
     m = get_method(method)
     rho = check_confidence_level(confidence_level)
     check_seed(seed)
-    if not isinstance(sample_size, int | np.integer) or sample_size < 0:
-        raise FairboundError(f"sample_size must be a non-negative integer; got {sample_size!r}",
-                             param="sample_size")
+    check_int(sample_size, "sample_size", low=0)
     return groups, tuple(resolved), C, comparison, m, rho
 
 

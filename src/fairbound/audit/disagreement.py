@@ -34,6 +34,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from fairbound._validate import check_choice
 from fairbound.audit.build import audit
 from fairbound.errors import FairboundError
 from fairbound.labels import is_missing, sort_values
@@ -176,9 +177,7 @@ def disagreement(data, *, votes: Sequence[str] | None = None,
     ...              ).round(4).tolist()
     [0.0, 0.5794, 1.0]
     """
-    if measure not in MEASURES:
-        raise FairboundError(f"measure must be one of {', '.join(MEASURES)}; got {measure!r}",
-                             param="measure")
+    check_choice(measure, MEASURES, "measure")
     df = _frame(data)
     counts, _ = vote_counts(df, votes=votes, annotators=annotators)
     shares = counts / counts.sum(axis=1, keepdims=True)
@@ -297,9 +296,7 @@ def majority_labels(data, *, votes: Sequence[str] | None = None,
     >>> majority_labels(df, votes=["yes", "no"], ties="first").tolist()
     ['yes', 'yes', 'yes']
     """
-    if ties not in TIES:
-        raise FairboundError(f"ties must be one of {', '.join(TIES)}; got {ties!r}",
-                             param="ties")
+    check_choice(ties, TIES, "ties")
     df = _frame(data)
     counts, classes = vote_counts(df, votes=votes, annotators=annotators)
     top = counts.max(axis=1, keepdims=True)

@@ -11,36 +11,25 @@ from dataclasses import replace
 
 import numpy as np
 
+from fairbound._validate import check_choice
 from fairbound.errors import FairboundError
 from fairbound.stats import testing
 from fairbound.stats.base import NotEstimable
 from fairbound.stats.multiplicity import (
-    _ALIASES,
     E_METHODS,
-    P_METHODS,
     MultiplicityResult,
+    _check_method,
     adjust,
 )
 
 
 def _validate_adjust_comparisons(comparisons, method, test):
     items = list(comparisons)
-    key = str(method).strip().lower().replace("_", "-")
-    key = _ALIASES.get(key, _ALIASES.get(key.replace("-", "_"), key))
-    if key not in P_METHODS + E_METHODS:
-        raise FairboundError(
-            f"method must be one of {', '.join(P_METHODS + E_METHODS)}; got {method!r}",
-            param="method",
-        )
+    key = _check_method(method)
     if test is None:
         test = "betting" if key in E_METHODS else "z"
-    t = str(test).strip().lower()
     allowed = ("betting", "calibrated") if key in E_METHODS else ("z", "permutation", "betting")
-    if t not in allowed:
-        raise FairboundError(
-            f"test must be one of {', '.join(allowed)} for method {key!r}; got {test!r}",
-            param="test",
-        )
+    t = check_choice(test, allowed, "test", fold=True, note=f"for method {key!r}")
     family = [c for c in items
               if getattr(c, "a", None) is not None and getattr(c, "b", None) is not None
               and getattr(c, "component", "") != "max" and c.a.n > 0 and c.b.n > 0]

@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from fairbound._validate import check_choice
 from fairbound.errors import FairboundError
 
 COMPARISONS = ("pairwise", "vs-rest", "vs-reference")
@@ -33,11 +34,7 @@ def check_comparison(comparison) -> str:
     >>> check_comparison("vs_rest")
     'vs-rest'
     """
-    value = str(comparison).replace("_", "-")
-    if value not in COMPARISONS:
-        raise FairboundError(f"comparison must be one of {', '.join(COMPARISONS)}; "
-                             f"got {comparison!r}", param="comparison")
-    return value
+    return check_choice(comparison, COMPARISONS, "comparison", sep="-")
 
 
 def pairs(groups: Sequence, comparison: str, reference) -> list[tuple[Any, Any]]:

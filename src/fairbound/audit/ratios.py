@@ -25,7 +25,6 @@ that say whether the data can show them.
 from __future__ import annotations
 
 import datetime as _dt
-import json
 import math
 import numbers
 from collections.abc import Sequence
@@ -34,6 +33,7 @@ from typing import Any
 
 import numpy as np
 
+from fairbound._validate import check_choice, check_columns
 from fairbound.audit.result import _jsonable
 from fairbound.engines import AggregateSpec, aggregate
 from fairbound.engines.assemble import MISSING_GROUP
@@ -357,12 +357,9 @@ class ImpactRatioResult:
 
     def to_json(self, path=None, *, indent: int = 2) -> str:
         """The result as JSON text; also written to ``path`` when given."""
-        text = json.dumps(self.to_dict(), indent=indent, default=str)
-        if path is not None:
-            from fairbound._io import write_text_atomic
+        from fairbound._io import json_text
 
-            write_text_atomic(path, text)
-        return text
+        return json_text(self.to_dict(), path, indent=indent)
 
     def plot(self, **options):
         """Forest plot of the impact ratios with the threshold line (needs matplotlib)."""
@@ -416,12 +413,9 @@ class LL144Audit:
 
     def to_json(self, path=None, *, indent: int = 2) -> str:
         """The audit as JSON text; also written to ``path`` when given."""
-        text = json.dumps(self.to_dict(), indent=indent, default=str)
-        if path is not None:
-            from fairbound._io import write_text_atomic
+        from fairbound._io import json_text
 
-            write_text_atomic(path, text)
-        return text
+        return json_text(self.to_dict(), path, indent=indent)
 
     def to_frame(self):
         """Every category's rows in one pandas DataFrame."""
@@ -469,12 +463,7 @@ def _same_group(g, given) -> bool:
 
 # ----------------------------------------------------------------------------- checks
 def _choice(value, allowed, param: str, aliases: dict | None = None) -> str:
-    v = str(value).strip().lower().replace("-", "_").replace(" ", "_")
-    v = (aliases or {}).get(v, v)
-    if v not in allowed:
-        raise FairboundError(f"{param} must be one of {', '.join(allowed)}; got {value!r}",
-                             param=param)
-    return v
+    return check_choice(value, allowed, param, fold=True, sep="_", aliases=aliases)
 
 
 def _check_threshold(threshold) -> float:
@@ -501,15 +490,7 @@ def _check_min_share(min_share) -> float:
 
 
 def _check_columns(group, label, prediction, where, score=None) -> tuple[str, ...]:
-    if isinstance(group, str):
-        groups = (group,)
-    elif isinstance(group, list | tuple):
-        groups = tuple(group)
-    else:
-        groups = ()
-    if not groups or not all(isinstance(g, str) and g.strip() for g in groups):
-        raise FairboundError(f"group must be a column name or a list of them; got {group!r}",
-                             param="group")
+    groups = check_columns(group)
     if score is not None:
         if prediction is not None:
             raise FairboundError("prediction: give either prediction= (a decision) or score= "

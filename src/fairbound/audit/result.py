@@ -8,13 +8,13 @@ that makes them is :mod:`fairbound.audit.build`.
 
 from __future__ import annotations
 
-import json
 import math
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
 
+from fairbound._validate import check_seed
 from fairbound.audit.verdicts import (
     A_DISADVANTAGED,
     B_DISADVANTAGED,
@@ -24,7 +24,7 @@ from fairbound.audit.verdicts import (
     check_error_control,
     check_tolerance,
 )
-from fairbound.errors import FairboundError, check_seed
+from fairbound.errors import FairboundError
 from fairbound.metrics import get_metric
 from fairbound.stats import ConfidenceInterval, GroupStats, get_method
 from fairbound.stats.base import check_confidence_level
@@ -484,12 +484,9 @@ class AuditResult:
 
     def to_json(self, path=None, *, indent: int = 2) -> str:
         """The result as JSON text; also written to ``path`` when given."""
-        text = json.dumps(self.to_dict(), indent=indent, default=str)
-        if path is not None:
-            from fairbound._io import write_text_atomic
+        from fairbound._io import json_text
 
-            write_text_atomic(path, text)
-        return text
+        return json_text(self.to_dict(), path, indent=indent)
 
     def bootstrap(
         self,

@@ -39,7 +39,6 @@ is asymptotic) no verdict of the audit is a false claim.
 from __future__ import annotations
 
 import datetime as _dt
-import json
 import math
 import numbers
 import warnings
@@ -48,6 +47,7 @@ from typing import Any
 
 import numpy as np
 
+from fairbound._validate import check_choice, check_columns, check_seed
 from fairbound.audit.pairing import REST, check_comparison, group_name, pairs
 from fairbound.audit.verdicts import (
     GAP_VERDICTS,
@@ -56,7 +56,7 @@ from fairbound.audit.verdicts import (
     UNEQUAL,
     verdict,
 )
-from fairbound.errors import FairboundError, SmallGroupWarning, check_seed
+from fairbound.errors import FairboundError, SmallGroupWarning
 from fairbound.stats.base import NotEstimable, check_confidence_level
 from fairbound.stats.scores import (
     BANDS,
@@ -398,9 +398,8 @@ class ScoreAuditResult:
 
     def select(self, *, metric: str | None = None, verdict: str | None = None) -> tuple:
         """Rows filtered by metric and/or verdict."""
-        if metric is not None and metric not in METRICS:
-            raise FairboundError(f"metric must be one of {', '.join(METRICS)}; got {metric!r}",
-                                 param="metric")
+        if metric is not None:
+            check_choice(metric, METRICS, "metric")
         out = self.comparisons
         if metric is not None:
             out = tuple(c for c in out if c.metric == metric)
@@ -507,12 +506,9 @@ class ScoreAuditResult:
 
     def to_json(self, path=None, *, indent: int = 2) -> str:
         """The result as JSON text; also written to ``path`` when given."""
-        text = json.dumps(self.to_dict(), indent=indent, default=str)
-        if path is not None:
-            from fairbound._io import write_text_atomic
+        from fairbound._io import json_text
 
-            write_text_atomic(path, text)
-        return text
+        return json_text(self.to_dict(), path, indent=indent)
 
     def summary(self) -> list[str]:
         """Plain-language sentences, claimed gaps first."""
@@ -558,11 +554,7 @@ def _pct(level: float) -> str:
 
 
 def _check_choice(value, allowed, param: str) -> str:
-    v = str(value).strip().lower() if isinstance(value, str) else value
-    if v not in allowed:
-        raise FairboundError(f"{param} must be one of {', '.join(allowed)}; got {value!r}",
-                             param=param)
-    return v
+    return check_choice(value, allowed, param, fold=True)
 
 
 def _check_error_control(error_control) -> str:
@@ -591,11 +583,7 @@ def _check_calibration_bins(value):
 def _validate(group, label, score, bins, comparison, reference, confidence_level,
               error_control, band, transform, calibration_bins, seed, where):
     """Every argument of :func:`score_audit`, normalised (one place, one-line errors)."""
-    groups = (group,) if isinstance(group, str) else group
-    if not isinstance(groups, list | tuple) or not groups or not all(
-            isinstance(g, str) and g.strip() for g in groups):
-        raise FairboundError(f"group must be a column name or a list of them; got {group!r}",
-                             param="group")
+    groups = check_columns(group)
     for name, value in (("label", label), ("score", score)):
         if not isinstance(value, str) or not value.strip():
             raise FairboundError(f"{name} must be a column name; got {value!r}", param=name)
@@ -603,16 +591,21 @@ def _validate(group, label, score, bins, comparison, reference, confidence_level
         raise FairboundError(f"where must be a SQL condition (text); got {where!r}",
                              param="where")
     bins = check_bins(bins)
+    return (tuple(groups), bins, *_check_options(comparison, reference, confidence_level,
+                                                 error_control, band, transform,
+                                                 calibration_bins, seed))
+
+
+def _check_options(comparison, reference, confidence_level, error_control, band, transform,
+                   calibration_bins, seed) -> tuple:
+    """The options a score audit from data and one from histograms share, normalised."""
     comparison = check_comparison(comparison)
     if reference is not None and comparison == "pairwise":
         comparison = "vs-reference"
-    rho = check_confidence_level(confidence_level)
-    control = _check_error_control(error_control)
-    band = _check_choice(band, BANDS, "band")
-    transform = _check_choice(transform, TRANSFORMS, "transform")
-    cal = _check_calibration_bins(calibration_bins)
-    seed = check_seed(seed)
-    return tuple(groups), bins, comparison, rho, control, band, transform, cal, seed
+    return (comparison, check_confidence_level(confidence_level),
+            _check_error_control(error_control), _check_choice(band, BANDS, "band"),
+            _check_choice(transform, TRANSFORMS, "transform"),
+            _check_calibration_bins(calibration_bins), check_seed(seed))
 
 
 # ----------------------------------------------------------------------------- building
@@ -889,15 +882,9 @@ def score_audit_histograms(histograms, *, comparison: str = "pairwise", referenc
     if len(kinds) > 1:
         raise FairboundError(f"histograms: the groups are binned differently ({sorted(kinds)})",
                              param="histograms")
-    comparison = check_comparison(comparison)
-    if reference is not None and comparison == "pairwise":
-        comparison = "vs-reference"
-    rho = check_confidence_level(confidence_level)
-    control = _check_error_control(error_control)
-    band = _check_choice(band, BANDS, "band")
-    transform = _check_choice(transform, TRANSFORMS, "transform")
-    cal = _check_calibration_bins(calibration_bins)
-    seed = check_seed(seed)
+    comparison, rho, control, band, transform, cal, seed = _check_options(
+        comparison, reference, confidence_level, error_control, band, transform,
+        calibration_bins, seed)
     order = list(histograms)
     if len(order) < 2:
         raise FairboundError(f"group: a single group ({_clean(order[0])!r}); at least two are "

@@ -23,7 +23,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import replace
 
-from fairbound.errors import FairboundError
+from fairbound._validate import check_choice, check_probability
 
 A_DISADVANTAGED = "A disadvantaged"
 B_DISADVANTAGED = "B disadvantaged"
@@ -104,23 +104,11 @@ def worst(parts: Sequence):
 
 def check_error_control(error_control) -> str:
     """``error_control`` as one of :data:`ERROR_CONTROLS`, or a one-line error."""
-    v = str(error_control).strip().lower()
-    if v not in ERROR_CONTROLS:
-        raise FairboundError(f"error_control must be one of {', '.join(ERROR_CONTROLS)}; "
-                             f"got {error_control!r}", param="error_control")
-    return v
+    return check_choice(error_control, ERROR_CONTROLS, "error_control", fold=True)
 
 
 def check_tolerance(tolerance) -> float | None:
     """The "no meaningful gap" band: ``None`` or a number in (0, 1), or a one-line error."""
     if tolerance is None:
         return None
-    try:
-        t = float(tolerance)
-    except (TypeError, ValueError):
-        raise FairboundError(f"tolerance must be a number in (0, 1); got {tolerance!r}",
-                             param="tolerance") from None
-    if not (0.0 < t < 1.0):
-        raise FairboundError(f"tolerance must be in (0, 1) (a gap on the rate scale); got "
-                             f"{tolerance!r}", param="tolerance")
-    return t
+    return check_probability(tolerance, "tolerance", note="a gap on the rate scale")

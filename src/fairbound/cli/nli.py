@@ -560,8 +560,8 @@ def _original_samples(path: Path | None):
 def _compare_options(pairing: str, by: str, measures: str, names: str,
                      confidence_level: float, n_resamples: int, seed: int):
     """Check the options of ``nli compare`` before any table is read or model run."""
+    from fairbound._validate import check_seed
     from fairbound.cli._common import split_list
-    from fairbound.errors import check_seed
     from fairbound.nli.measures import MEASURES
 
     mode = str(pairing).strip().lower()

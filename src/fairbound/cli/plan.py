@@ -14,6 +14,7 @@ from typing import Annotated
 import typer
 
 from fairbound._render import check_format, console, fmt_int
+from fairbound._validate import check_choice, check_float
 
 #: Figure files ``plan --figure`` writes (no suffix: PNG).
 FIGURE_SUFFIXES = ("", ".png", ".svg", ".pdf")
@@ -62,8 +63,8 @@ def plan_command(
 
     fmt = check_format(fmt)
     # every number and output is checked before anything is computed or written
-    if n is not None and not n > 0:
-        raise FairboundError(f"n must be a positive number; got {n!r}", param="n")
+    if n is not None:
+        check_float(n, "n", low=0.0, low_open=True, finite=False)
     if n is not None and math.isinf(n):
         raise FairboundError(f"n must be a finite number of annotated examples; got {n!r}",
                              param="n")
@@ -169,12 +170,9 @@ def plan_with_method(
     Called by the ``plan`` command when ``--method`` or ``--power`` is given; the BBU
     planner stays the default otherwise.
     """
-    from fairbound.errors import FairboundError
     from fairbound.planning.power import describe_power_plan, plan_for_method
 
-    if fmt not in ("table", "json"):
-        raise FairboundError(f"format must be one of table, json with --method; got {fmt!r}",
-                             param="format")
+    check_choice(fmt, ("table", "json"), "format", note="with --method")
     r = plan_for_method(method, n=n, gap=gap, power=power, rate_b=rate_b, share=share,
                         cost=cost, confidence_level=confidence_level, n_sims=n_sims, seed=seed,
                         tolerance=tolerance)

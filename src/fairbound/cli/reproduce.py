@@ -11,6 +11,7 @@ from typing import Annotated
 
 import typer
 
+from fairbound._validate import check_choice
 from fairbound.errors import FairboundError
 
 
@@ -63,9 +64,7 @@ def bbu_command(
     g_grid = _parse_grid(gammas, "gamma", float)
     if any(not (0 < g < 1) for g in g_grid):
         raise FairboundError(f"gamma values must be in (0, 1); got {gammas!r}", param="gamma")
-    if figure_kind not in ("paper", "coverage"):
-        raise FairboundError(f"figure-kind must be paper or coverage; got {figure_kind!r}",
-                             param="figure_kind")
+    check_choice(figure_kind, ("paper", "coverage"), "figure_kind")
     if figure is not None and figure.suffix.lower() not in (".png", ".svg", ".pdf"):
         raise FairboundError(f"figure must end in .png, .svg or .pdf; got {str(figure)!r}",
                              param="figure")

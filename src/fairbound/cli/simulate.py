@@ -12,8 +12,9 @@ from typing import Annotated
 
 import typer
 
+from fairbound._validate import check_seed
 from fairbound.cli._common import check_output_file, split_list
-from fairbound.errors import FairboundError, check_seed
+from fairbound.errors import FairboundError
 
 _SIMULATE_OUTPUTS = {
     "markdown": ("a Markdown page", "--markdown", (".md", ".markdown")),

@@ -10,6 +10,7 @@ from typing import Annotated
 
 import typer
 
+from fairbound._validate import check_choice, check_choices
 from fairbound.errors import FairboundError
 
 stability_app = typer.Typer(rich_markup_mode=None,
@@ -203,8 +204,7 @@ def summary_command(
     """Mean, SD, sign shares and single-run interval checks of each gap per size."""
     from fairbound.stability.study import load_study
 
-    if fmt not in ("table", "csv", "json"):
-        raise FairboundError(f"format must be table, csv or json; got {fmt!r}", param="format")
+    check_choice(fmt, ("table", "csv", "json"), "format")
     if out is not None and out.is_dir():
         raise FairboundError(f"out: {str(out)!r} is a folder; give a file name such as "
                              "summary.csv", param="out")
@@ -279,16 +279,11 @@ def report_command(
     if out is None and html is None:
         raise FairboundError("report: give --out FOLDER and/or --html FILE.html", param="out")
     # every option is checked before anything is written
-    fm = [] if formats == "none" else _csv_list(formats, "formats")
-    bad = [f for f in fm if f not in ("png", "svg", "pdf")]
-    if bad:
-        raise FairboundError(f"formats must be among png, svg, pdf; got {bad[0]!r}",
-                             param="formats")
+    fm = [] if formats == "none" else list(check_choices(
+        _csv_list(formats, "formats"), ("png", "svg", "pdf"), "formats", allow_empty=True))
     from fairbound.stability.summary import CORRECTIONS
 
-    if correction not in CORRECTIONS:
-        raise FairboundError(f"correction must be one of {', '.join(CORRECTIONS)}; got "
-                             f"{correction!r}", param="correction")
+    check_choice(correction, CORRECTIONS, "correction")
     if out is not None and out.exists() and not out.is_dir():
         raise FairboundError(f"out: {str(out)!r} is a file; give a folder for the report",
                              param="out")

@@ -19,12 +19,9 @@ ENGINES = ("auto", "duckdb", "spark")
 
 
 def _check_engine(engine: str) -> str:
-    from fairbound.errors import FairboundError
+    from fairbound._validate import check_choice
 
-    if engine not in ENGINES:
-        raise FairboundError(f"engine must be one of {', '.join(ENGINES)}; got {engine!r}",
-                             param="engine")
-    return engine
+    return check_choice(engine, ENGINES, "engine")
 
 
 def aggregate(data, spec: AggregateSpec, *, engine: str = "auto") -> Aggregates:

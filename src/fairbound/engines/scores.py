@@ -28,18 +28,17 @@ Bins (the same rule as :func:`fairbound.stats.scores.assign_bins`):
 from __future__ import annotations
 
 import math
-import numbers
 from dataclasses import dataclass, field
 
 import numpy as np
 
+from fairbound._validate import check_bins, check_columns
 from fairbound.engines.base import AggregateSpec
 from fairbound.errors import FairboundError
 
 MISSING_GROUP = "missing group (not annotated)"
 MISSING_LABEL = "missing label"
 MISSING_SCORE = "missing score"
-MAX_EDGES = 10_000
 
 
 @dataclass(frozen=True)
@@ -89,36 +88,6 @@ class ScoreCounts:
         """Examples per group (rows that reach the histograms)."""
         return {g: int(self.cells[g]["pos"].sum() + self.cells[g]["neg"].sum())
                 for g in self.groups}
-
-
-def _check_bins(bins):
-    if bins is None:
-        return None
-    if isinstance(bins, numbers.Integral) and not isinstance(bins, bool):
-        if not 1 <= int(bins) <= 10**9:
-            raise FairboundError(f"bins must be None, a whole number >= 1 or ascending edges; "
-                                 f"got {bins!r}", param="bins")
-        return int(bins)
-    if isinstance(bins, str | bytes | bool | float):
-        raise FairboundError(f"bins must be None, a whole number >= 1 or ascending edges; "
-                             f"got {bins!r}", param="bins")
-    try:
-        edges = np.asarray(bins, dtype=float)
-    except (TypeError, ValueError):
-        raise FairboundError(f"bins: edges must be numbers; got {bins!r}", param="bins") from None
-    if edges.ndim != 1 or len(edges) < 2:
-        raise FairboundError(f"bins: give at least two edges in a 1-D list; got {bins!r}",
-                             param="bins")
-    if len(edges) > MAX_EDGES:
-        raise FairboundError(f"bins: at most {MAX_EDGES} edges; got {len(edges)}", param="bins")
-    if not np.all(np.isfinite(edges)):
-        raise FairboundError("bins: edges must be finite", param="bins")
-    bad = np.flatnonzero(np.diff(edges) <= 0)
-    if len(bad):
-        i = int(bad[0])
-        raise FairboundError(f"bins: edges must be strictly increasing; got "
-                             f"{float(edges[i])!r} then {float(edges[i + 1])!r}", param="bins")
-    return edges
 
 
 def _binning(bins) -> str:
@@ -209,16 +178,13 @@ def score_histograms(data, *, group, label: str, score: str, bins=None, pos_labe
     )
     from fairbound.engines.sql import cost_sql, where_sql
 
-    groups = (group,) if isinstance(group, str) else tuple(group or ())
-    if not groups or not all(isinstance(g, str) and g for g in groups):
-        raise FairboundError(f"group must be a column name or a list of them; got {group!r}",
-                             param="group")
+    groups = check_columns(group)
     for name, value in (("label", label), ("score", score)):
         if not isinstance(value, str) or not value.strip():
             raise FairboundError(f"{name} must be a column name; got {value!r}", param=name)
     if where is not None and (not isinstance(where, str) or not where.strip()):
         raise FairboundError(f"where must be a condition; got {where!r}", param="where")
-    bins = _check_bins(bins)
+    bins = check_bins(bins)
     # The score rides in the 'cost' role and the label in 'label' and 'prediction' so that
     # the source is read, type-checked and checked for mixed values as an audit's would be.
     spec = AggregateSpec(group=groups, label=label, prediction=label, cost=score, where=where)

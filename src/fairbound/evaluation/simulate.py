@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from fairbound._validate import check_choice, check_int, check_probability
 from fairbound.errors import FairboundError
 from fairbound.stats.base import (
     INTERVAL_METHODS,
@@ -193,17 +194,11 @@ def _validate_simulate(methods, scenarios, n_total, share, n_reps, confidence_le
     for n in sizes:
         if not (isinstance(n, int | np.integer) and n >= 4):
             raise FairboundError(f"n_total must be integers >= 4; got {n!r}", param="n_total")
-    shares = (share,) if np.isscalar(share) else tuple(share)
-    for p in shares:
-        if not (isinstance(p, float | int) and 0 < p < 1):
-            raise FairboundError(f"share must be in (0, 1); got {p!r}", param="share")
-    if not (isinstance(n_reps, int | np.integer) and n_reps >= 1):
-        raise FairboundError(f"n_reps must be a positive integer; got {n_reps!r}",
-                             param="n_reps")
+    shares = tuple(check_probability(p, "share")
+                   for p in ((share,) if np.isscalar(share) else share))
+    n_reps = check_int(n_reps, "n_reps", low=1)
     rho = check_confidence_level(confidence_level)
-    if not isinstance(seed, int | np.integer):
-        raise FairboundError(f"seed must be an integer; got {seed!r}", param="seed")
-    return names, tuple(scen), sizes, shares, int(n_reps), rho, int(seed)
+    return names, tuple(scen), sizes, shares, n_reps, rho, check_int(seed, "seed")
 
 
 def _group_sizes(n_total: int, share: float) -> tuple[int, int]:
@@ -404,13 +399,10 @@ def peeking_error(
 
     from fairbound.stats.betting import betting_confidence_sequence
 
-    if scenario not in SCENARIOS:
-        raise FairboundError(f"scenario must be one of {', '.join(SCENARIOS)}; got {scenario!r}",
-                             param="scenario")
+    check_choice(scenario, SCENARIOS, "scenario")
     for pname, v, lo in (("n_pairs", n_pairs, 2), ("n_streams", n_streams, 1),
                          ("first_look", first_look, 2)):
-        if not (isinstance(v, int | np.integer) and v >= lo):
-            raise FairboundError(f"{pname} must be an integer >= {lo}; got {v!r}", param=pname)
+        check_int(v, pname, low=lo)
     if first_look > n_pairs:
         raise FairboundError(f"first_look must be <= n_pairs ({n_pairs}); got {first_look!r}",
                              param="first_look")

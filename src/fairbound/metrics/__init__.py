@@ -37,7 +37,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from fairbound.errors import FairboundError
+from fairbound._validate import check_choice
 
 CountFunc = Callable[[np.ndarray, int], tuple[np.ndarray, np.ndarray]]
 
@@ -141,14 +141,11 @@ def check_favourable(favourable) -> str:
     >>> check_favourable("Negative")
     'negative'
     """
-    v = str(favourable).strip().lower()
-    v = {"favourable": "positive", "harmful": "negative", "favorable": "positive"}.get(v, v)
-    if v not in FAVOURABLE:
-        raise FairboundError(
-            "favourable must be 'positive' (the positive class is the favourable outcome: "
-            "loan granted, hired) or 'negative' (it is harmful: flagged, high risk); got "
-            f"{favourable!r}", param="favourable")
-    return v
+    return check_choice(
+        favourable, FAVOURABLE, "favourable", fold=True,
+        aliases={"favourable": "positive", "harmful": "negative", "favorable": "positive"},
+        note="positive: the positive class is the favourable outcome, e.g. loan granted, "
+             "hired; negative: it is harmful, e.g. flagged, high risk")
 
 
 def oriented(component: Component, favourable: str = "positive") -> Component:
@@ -274,12 +271,7 @@ DEFAULT_METRICS = (
 
 def get_metric(name: str) -> Metric:
     """Look up a metric by name or alias; one-line error listing the choices."""
-    key = str(name).strip().lower().replace("-", "_").replace(" ", "_")
-    key = _ALIASES.get(key, key)
-    if key not in METRICS:
-        raise FairboundError(
-            f"metric must be one of {', '.join(sorted(METRICS))}; got {name!r}", param="metric"
-        )
+    key = check_choice(name, sorted(METRICS), "metric", fold=True, sep="_", aliases=_ALIASES)
     return METRICS[key]
 
 

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
+from fairbound._validate import check_choices
 from fairbound.errors import FairboundError
 from fairbound.nli.templates import LABELS, Template, render, slots_of
 
@@ -91,22 +92,31 @@ def expansion_counts(samples: pd.DataFrame) -> pd.DataFrame:
            .unstack("hypothesis_type", fill_value=0)
            .reindex(columns=list(_TYPES), fill_value=0))
     tab["total"] = tab.sum(axis=1)
-    tab = tab.reset_index()
+    out = with_domain_totals(tab.reset_index())
+    out.columns.name = None
+    return out
+
+
+def with_domain_totals(tab: pd.DataFrame) -> pd.DataFrame:
+    """Counts by ``domain`` and ``subtopic`` with a ``"(all)"`` row per domain and overall.
+
+    ``tab`` holds the columns ``domain``, ``subtopic`` and then counts; each domain's rows
+    are followed by their sum (subtopic ``"(all)"``), and the last row sums everything
+    (domain and subtopic ``"(all)"``).  The counts come back as ints.
+    """
+    def total(rows, domain):
+        row = rows.drop(columns=["domain", "subtopic"]).sum().to_frame().T
+        row.insert(0, "subtopic", "(all)")
+        row.insert(0, "domain", domain)
+        return row
+
     parts = []
     for domain, sub in tab.groupby("domain", sort=True):
-        parts.append(sub)
-        dom = sub.drop(columns=["domain", "subtopic"]).sum().to_frame().T
-        dom.insert(0, "subtopic", "(all)")
-        dom.insert(0, "domain", domain)
-        parts.append(dom)
-    total = tab.drop(columns=["domain", "subtopic"]).sum().to_frame().T
-    total.insert(0, "subtopic", "(all)")
-    total.insert(0, "domain", "(all)")
-    parts.append(total)
+        parts += [sub, total(sub, domain)]
+    parts.append(total(tab, "(all)"))
     out = pd.concat(parts, ignore_index=True)
     for c in out.columns[2:]:
         out[c] = out[c].astype(int)
-    out.columns.name = None
     return out
 
 
@@ -120,14 +130,7 @@ def _validate_expand(templates, versions) -> tuple[list[Template], tuple[str, ..
         if not isinstance(t, Template):
             raise FairboundError(f"templates: expected Template objects (load_templates), got "
                                  f"{type(t).__name__}", param="templates")
-    if isinstance(versions, str):
-        versions = (versions,)
-    versions = tuple(versions)
-    bad = [v for v in versions if v not in _VERSIONS]
-    if bad or not versions:
-        raise FairboundError(f"versions: allowed 'pro', 'anti', got {list(versions)!r}",
-                             param="versions")
-    return templates, versions
+    return templates, check_choices(versions, _VERSIONS, "versions")
 
 
 def expand_templates(

@@ -31,8 +31,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from fairbound._validate import check_choices, check_int
 from fairbound.errors import FairboundError
-from fairbound.nli.expand import expand_templates
+from fairbound.nli.expand import expand_templates, with_domain_totals
 from fairbound.nli.labels import label_names
 from fairbound.nli.models import (
     NLIModel,
@@ -169,12 +170,8 @@ def _fingerprint(templates: Sequence[Template]) -> str:
 
 def _validate_extend(out_dir, fill_model, filter_models, heldout_models, templates, top_k,
                      versions, chunk_size, device):
-    if isinstance(top_k, bool) or not isinstance(top_k, int | np.integer) or top_k < 1:
-        raise FairboundError(f"top_k: must be an integer >= 1, got {top_k!r}", param="top_k")
-    if isinstance(chunk_size, bool) or not isinstance(chunk_size, int | np.integer) \
-            or chunk_size < 1:
-        raise FairboundError(f"chunk_size: must be an integer >= 1, got {chunk_size!r}",
-                             param="chunk_size")
+    top_k = check_int(top_k, "top_k", low=1)
+    chunk_size = check_int(chunk_size, "chunk_size", low=1)
 
     def models(specs, param):
         if specs is None:
@@ -211,10 +208,7 @@ def _validate_extend(out_dir, fill_model, filter_models, heldout_models, templat
             if h.count(MASK) != 1:
                 raise FairboundError(f"templates: {t.subtopic} hypothesis {h!r} must hold "
                                      f"exactly one {MASK}", param="templates")
-    versions = (versions,) if isinstance(versions, str) else tuple(versions)
-    if not versions or any(v not in ("pro", "anti") for v in versions):
-        raise FairboundError(f"versions: allowed 'pro', 'anti', got {list(versions)!r}",
-                             param="versions")
+    versions = check_choices(versions, ("pro", "anti"), "versions")
     fill = load_fill_mask(fill_model, device=device)
     return (Path(out_dir), fill, filters, heldout, templates, int(top_k), int(chunk_size),
             versions)
@@ -536,19 +530,4 @@ def extension_stats(templates: Sequence[Template], state: Mapping[str, pd.DataFr
             stats["valid_samples"] = count(s[s["kept"]], kc.isin(_VALID).to_numpy())
     if "final" in state:
         stats["final"] = count(state["final"])
-    stats = stats.reset_index()
-    parts = []
-    for d, sub in stats.groupby("domain", sort=True):
-        parts.append(sub)
-        tot = sub.drop(columns=["domain", "subtopic"]).sum().to_frame().T
-        tot.insert(0, "subtopic", "(all)")
-        tot.insert(0, "domain", d)
-        parts.append(tot)
-    tot = stats.drop(columns=["domain", "subtopic"]).sum().to_frame().T
-    tot.insert(0, "subtopic", "(all)")
-    tot.insert(0, "domain", "(all)")
-    parts.append(tot)
-    res = pd.concat(parts, ignore_index=True)
-    for c in res.columns[2:]:
-        res[c] = res[c].astype(int)
-    return res
+    return with_domain_totals(stats.reset_index())

@@ -19,6 +19,13 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 import pandas as pd
 
+from fairbound._validate import (
+    check_choice,
+    check_choices,
+    check_int,
+    check_probability,
+    fail,
+)
 from fairbound.errors import FairboundError
 from fairbound.nli.labels import parse_labels
 from fairbound.stats.base import ConfidenceInterval
@@ -315,30 +322,16 @@ def _percentile(boot: np.ndarray, confidence_level: float) -> tuple[np.ndarray, 
 
 
 def _check_level(confidence_level) -> float:
-    try:
-        cl = float(confidence_level)
-    except (TypeError, ValueError):
-        cl = float("nan")
-    if not 0 < cl < 1:
-        raise FairboundError(f"confidence_level: must be in (0, 1), got {confidence_level!r}",
-                             param="confidence_level")
-    return cl
+    return check_probability(confidence_level, "confidence_level")
 
 
 def _validate_options(confidence_level, n_resamples, seed, by):
     cl = _check_level(confidence_level)
-    if isinstance(n_resamples, bool) or not isinstance(n_resamples, int | np.integer) \
-            or n_resamples < 0:
-        raise FairboundError(f"n_resamples: must be an integer >= 0, got {n_resamples!r}",
-                             param="n_resamples")
+    n_resamples = check_int(n_resamples, "n_resamples", low=0)
     if isinstance(seed, bool) or not isinstance(seed, int | np.integer | np.random.Generator):
-        raise FairboundError(f"seed: must be an integer or numpy Generator, got {seed!r}",
-                             param="seed")
-    by = (by,) if isinstance(by, str) else tuple(by)
-    bad = [b for b in by if b not in ("domain", "subtopic")]
-    if bad:
-        raise FairboundError(f"by: allowed 'domain', 'subtopic', got {bad[0]!r}", param="by")
-    return cl, int(n_resamples), np.random.default_rng(seed), by
+        fail("seed", "an integer or a numpy Generator", seed)
+    by = check_choices(by, ("domain", "subtopic"), "by", allow_empty=True)
+    return cl, n_resamples, np.random.default_rng(seed), by
 
 
 class _RowIntervals:
@@ -679,9 +672,7 @@ def compare_nli(
     """
     samples = _check_samples(samples)
     cl, n_resamples, rng, by = _validate_options(confidence_level, n_resamples, seed, by)
-    if n_resamples < 1:
-        raise FairboundError(f"n_resamples: must be >= 1 for a comparison, got {n_resamples}",
-                             param="n_resamples")
+    check_int(n_resamples, "n_resamples", low=1, note="for a comparison")
     names = tuple(str(n) for n in names)
     if len(names) != 2 or names[0] == names[1]:
         raise FairboundError(f"names: need two distinct model names, got {names!r}",
@@ -1026,17 +1017,9 @@ def compare_benchmarks(
     orig = _check_samples(original)
     ext = _check_samples(extended)
     cl, n_resamples, rng, by = _validate_options(confidence_level, n_resamples, seed, by)
-    if n_resamples < 1:
-        raise FairboundError(f"n_resamples: must be >= 1 for a comparison, got {n_resamples}",
-                             param="n_resamples")
-    measures = (measures,) if isinstance(measures, str) else tuple(measures)
-    bad = [m for m in measures if m not in MEASURES]
-    if bad or not measures:
-        raise FairboundError(f"measures: unknown measure {bad[0] if bad else None!r}; allowed: "
-                             f"{', '.join(MEASURES)}", param="measures")
-    if pairing not in _PAIRINGS:
-        raise FairboundError(f"pairing: allowed {', '.join(_PAIRINGS)}, got {pairing!r}",
-                             param="pairing")
+    check_int(n_resamples, "n_resamples", low=1, note="for a comparison")
+    measures = check_choices(measures, MEASURES, "measures")
+    check_choice(pairing, _PAIRINGS, "pairing")
     names = tuple(str(n) for n in names)
     if len(names) != 2:
         raise FairboundError(f"names: need two benchmark names, got {names!r}", param="names")

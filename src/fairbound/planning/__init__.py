@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from fairbound._validate import check_float
 from fairbound.errors import FairboundError
 from fairbound.stats import bernstein
 from fairbound.stats.base import check_confidence_level, check_positive
@@ -106,12 +107,7 @@ def _validate_plan(n, bias, confidence_level, gamma, cost_max, variance):
     g = bernstein.check_gamma(gamma)
     C = check_positive(cost_max, "cost_max")
     if n is not None:
-        try:
-            n = float(n)
-        except (TypeError, ValueError):
-            raise FairboundError(f"n must be a positive number; got {n!r}", param="n") from None
-        if not n > 0:
-            raise FairboundError(f"n must be a positive number; got {n!r}", param="n")
+        n = check_float(n, "n", low=0.0, low_open=True, finite=False)
     if bias is not None:
         try:
             bias = float(bias)

@@ -31,7 +31,14 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
-from fairbound.errors import FairboundError, check_seed
+from fairbound._validate import (
+    check_choice,
+    check_float,
+    check_int,
+    check_probability,
+    check_seed,
+)
+from fairbound.errors import FairboundError
 from fairbound.stats.base import (
     GroupStats,
     NotEstimable,
@@ -130,19 +137,6 @@ class PowerResult:
 
 
 # --------------------------------------------------------------------------- validation
-def _num(value, name, lo, hi, *, lo_open=True, hi_open=True) -> float:
-    try:
-        v = float(value)
-    except (TypeError, ValueError):
-        raise FairboundError(f"{name} must be a number; got {value!r}", param=name) from None
-    ok = (v > lo if lo_open else v >= lo) and (v < hi if hi_open else v <= hi)
-    if not ok or math.isnan(v):
-        lb = "(" if lo_open else "["
-        rb = ")" if hi_open else "]"
-        raise FairboundError(f"{name} must be in {lb}{lo}, {hi}{rb}; got {value!r}", param=name)
-    return v
-
-
 def _validate_solve(method, n_total, gap, power, rate_b, share, cost, concentration,
                     confidence_level, n_sims, seed):
     m = get_method(method)
@@ -152,31 +146,23 @@ def _validate_solve(method, n_total, gap, power, rate_b, share, cost, concentrat
         raise FairboundError(
             "exactly one of n_total, gap, power must be None (the one to solve for); "
             f"got {len(missing)} None", param=missing[0] if missing else "n_total")
-    rate_b = _num(rate_b, "rate_b", 0.0, 1.0)
-    share = _num(share, "share", 0.0, 1.0)
+    rate_b = check_probability(rate_b, "rate_b")
+    share = check_probability(share, "share")
     rho = check_confidence_level(confidence_level)
-    if cost not in _COSTS:
-        raise FairboundError(f"cost must be one of {', '.join(_COSTS)}; got {cost!r}",
-                             param="cost")
-    concentration = _num(concentration, "concentration", 0.0, math.inf)
+    check_choice(cost, _COSTS, "cost")
+    concentration = check_float(concentration, "concentration", low=0.0, low_open=True)
     if m.binary_only and cost != "binary":
         raise FairboundError(f"method {m.name!r} needs 0/1 costs; got cost={cost!r}",
                              param="method")
     if n_total is not None:
-        if not (isinstance(n_total, int | np.integer | float) and n_total >= 4
-                and float(n_total) == int(n_total)):
-            raise FairboundError(f"n_total must be an integer >= 4; got {n_total!r}",
-                                 param="n_total")
-        n_total = int(n_total)
+        n_total = check_int(n_total, "n_total", low=4, whole_floats=True)
     if gap is not None:
-        gap = _num(gap, "gap", 0.0, 1.0 - rate_b, lo_open=False, hi_open=False)
+        gap = check_float(gap, "gap", low=0.0, high=1.0 - rate_b)
     if power is not None:
-        power = _num(power, "power", 0.0, 1.0)
-    if not (isinstance(n_sims, int | np.integer) and n_sims >= 10):
-        raise FairboundError(f"n_sims must be an integer >= 10; got {n_sims!r}", param="n_sims")
-    if not isinstance(seed, int | np.integer):
-        raise FairboundError(f"seed must be an integer; got {seed!r}", param="seed")
-    return m, n_total, gap, power, rate_b, share, cost, concentration, rho, int(n_sims), int(seed)
+        power = check_probability(power, "power")
+    n_sims = check_int(n_sims, "n_sims", low=10)
+    seed = check_int(seed, "seed")
+    return m, n_total, gap, power, rate_b, share, cost, concentration, rho, n_sims, seed
 
 
 # --------------------------------------------------------------------------- power curves
@@ -388,7 +374,7 @@ def solve_power(
         m = get_method("exact" if cost == "binary" else "betting")
     analytic = _is_analytic(m)
     if tolerance is not None:
-        tolerance = _num(tolerance, "tolerance", 0.0, 1.0)
+        tolerance = check_probability(tolerance, "tolerance")
         if gap is None:
             raise FairboundError("tolerance: a parity plan solves for n_total or power; give "
                                  "the true gap (e.g. 0)", param="tolerance")

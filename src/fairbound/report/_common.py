@@ -11,7 +11,9 @@ from pathlib import Path
 
 from markupsafe import Markup
 
+from fairbound._render import as_number as num
 from fairbound._render import fmt_level  # noqa: F401  (re-exported: one level format)
+from fairbound._validate import check_text, fail
 from fairbound.errors import FairboundError, MissingDependencyError
 
 NO_FIGURES = ('Figures are left out: matplotlib is not installed '
@@ -103,16 +105,6 @@ def have_matplotlib() -> bool:
     return True
 
 
-def num(x) -> float:
-    """A JSON number (``None`` for NaN) as a float."""
-    if x is None:
-        return math.nan
-    try:
-        return float(x)
-    except (TypeError, ValueError):
-        return math.nan
-
-
 def fnum(x, digits: int = 3, *, signed: bool = False) -> str:
     """Format a number for a table cell (``-`` for NaN, ``inf`` kept).
 
@@ -169,15 +161,13 @@ def check_title(title, default: str) -> str:
     """Validate a report title (a one-line string)."""
     if title is None:
         return default
-    if not isinstance(title, str) or not title.strip():
-        raise FairboundError(f"title must be a non-empty string; got {title!r}", param="title")
-    return " ".join(title.split())
+    return " ".join(check_text(title, "title").split())
 
 
 def check_path(path, suffixes: tuple[str, ...], param: str = "path") -> Path:
     """Validate an output path (its suffix and that it is not a folder)."""
     if not isinstance(path, str | Path) or not str(path):
-        raise FairboundError(f"{param} must be a file path; got {path!r}", param=param)
+        fail(param, "a file path", path)
     p = Path(path)
     if p.is_dir():
         raise FairboundError(f"{param}: {str(p)!r} is a folder; give a file name such as "

@@ -6,6 +6,7 @@ import html
 import re
 from pathlib import Path
 
+from fairbound._validate import check_int
 from fairbound.report._common import check_path, fci, fint, fnum, write_page
 from fairbound.report.audit_report import (
     GAP_VERDICTS,
@@ -88,12 +89,8 @@ def to_markdown(result, *, title: str | None = None, max_rows: int | None = None
     """
     d = normalise_audit(audit_dict(result))
     ctx = sentence_context(d)
-    if max_rows is not None and (isinstance(max_rows, bool) or not isinstance(max_rows, int)
-                                 or max_rows < 0):
-        from fairbound.errors import FairboundError
-
-        raise FairboundError(f"max_rows must be a non-negative integer; got {max_rows!r}",
-                             param="max_rows")
+    if max_rows is not None:
+        check_int(max_rows, "max_rows", low=0)
     levels = interval_level_text(d)
     tol = d.get("tolerance")
     heading = title or _heading(d).replace("Audit by", "Fairness audit by", 1)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
+from fairbound._validate import check_choice, check_int
 from fairbound.errors import FairboundError
 from fairbound.report._common import (
     NO_FIGURES,
@@ -29,11 +30,7 @@ SHORT = {"demographic_parity": "GP", "equal_opportunity": "TPR", "predictive_par
 def _check_min(min_per_group):
     if min_per_group is None:
         return None
-    if isinstance(min_per_group, bool) or not isinstance(min_per_group, int) \
-            or min_per_group < 0:
-        raise FairboundError(f"min_per_group must be a non-negative integer (0: no filter); "
-                             f"got {min_per_group!r}", param="min_per_group")
-    return min_per_group
+    return check_int(min_per_group, "min_per_group", low=0, note="0: no filter")
 
 
 def _validate(result, title, correction):
@@ -43,9 +40,7 @@ def _validate(result, title, correction):
                              f"{type(result).__name__}", param="result")
     if result.gaps.empty:
         raise FairboundError("result: the study has no runs yet", param="result")
-    if correction not in CORRECTIONS:
-        raise FairboundError(f"correction must be one of {', '.join(CORRECTIONS)}; got "
-                             f"{correction!r}", param="correction")
+    check_choice(correction, CORRECTIONS, "correction")
     return check_title(title, "Stability study")
 
 

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from fairbound._validate import check_int, check_seed
 from fairbound.errors import FairboundError
 
 
@@ -208,17 +209,12 @@ def _check_splits(data, stratify, sizes, n_repeats, test_size, seed) -> None:
         raise FairboundError(f"stratify: no column {missing[0]!r}; columns are "
                              f"{list(data.columns)[:20]}", param="stratify")
     check_sizes(sizes, len(data))
-    if isinstance(n_repeats, bool) or not isinstance(n_repeats, int | np.integer) \
-            or n_repeats < 1:
-        raise FairboundError(f"n_repeats must be a positive integer; got {n_repeats!r}",
-                             param="n_repeats")
+    check_int(n_repeats, "n_repeats", low=1)
     if test_size is not None and not (isinstance(test_size, float | int)
                                       and 0 < test_size < 1):
         raise FairboundError(f"test_size must be in (0, 1) or None; got {test_size!r}",
                              param="test_size")
-    if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0:
-        raise FairboundError(f"seed must be a non-negative integer; got {seed!r}",
-                             param="seed")
+    check_seed(seed)
 
 
 def check_sizes(sizes, available: int) -> tuple[int, ...]:

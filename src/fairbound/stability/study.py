@@ -29,6 +29,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from fairbound._validate import check_choice, check_int, check_seed
 from fairbound.errors import FairboundError, SmallGroupWarning
 from fairbound.stability.sampling import check_sizes, draw_split
 from fairbound.stability.trainers import Trainer
@@ -765,10 +766,7 @@ def _check_study(data, label, group, trainer, sizes, n_repeats, test_size, test_
         test_data = test_data[test_data[group].notna() & test_data[label].notna()]
         test_data = test_data.reset_index(drop=True)
     sizes = check_sizes(sizes, len(pool))
-    if isinstance(n_repeats, bool) or not isinstance(n_repeats, int | np.integer) \
-            or n_repeats < 1:
-        raise FairboundError(f"n_repeats must be a positive integer; got {n_repeats!r}",
-                             param="n_repeats")
+    check_int(n_repeats, "n_repeats", low=1)
     if test_data is None and not (isinstance(test_size, float | int) and 0 < test_size < 1):
         raise FairboundError(f"test_size must be in (0, 1); got {test_size!r}",
                              param="test_size")
@@ -789,10 +787,8 @@ def _check_study(data, label, group, trainer, sizes, n_repeats, test_size, test_
                                  f"got {type(f).__name__}", param="conditions")
     metrics = (metrics,) if isinstance(metrics, str) else tuple(metrics)
     metric_names = tuple(get_metric(m).name for m in metrics)
-    comparison = str(comparison).replace("_", "-")
-    if comparison not in ("pairwise", "vs-rest", "vs-reference"):
-        raise FairboundError(f"comparison must be one of pairwise, vs-rest, vs-reference; "
-                             f"got {comparison!r}", param="comparison")
+    comparison = check_choice(comparison, ("pairwise", "vs-rest", "vs-reference"),
+                              "comparison", sep="-")
     groups = set(pool[group].astype(str))
     if reference is not None and str(reference) not in groups:
         raise FairboundError(f"reference: group {reference!r} not in column {group!r}; "
@@ -806,18 +802,13 @@ def _check_study(data, label, group, trainer, sizes, n_repeats, test_size, test_
         reference = str(counts.index[counts.to_numpy() == counts.max()].min())
     m = get_method(method).name
     rho = check_confidence_level(confidence_level)
-    if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0:
-        raise FairboundError(f"seed must be a non-negative integer; got {seed!r}", param="seed")
+    check_seed(seed)
     if isinstance(n_jobs, bool) or not isinstance(n_jobs, int) or n_jobs == 0 or n_jobs < -1:
         raise FairboundError(f"n_jobs must be a positive integer or -1; got {n_jobs!r}",
                              param="n_jobs")
-    if backend not in BACKENDS:
-        raise FairboundError(f"backend must be one of {', '.join(BACKENDS)}; got {backend!r}",
-                             param="backend")
-    if max_runs is not None and (isinstance(max_runs, bool) or not isinstance(max_runs, int)
-                                 or max_runs < 0):
-        raise FairboundError(f"max_runs must be a non-negative integer; got {max_runs!r}",
-                             param="max_runs")
+    check_choice(backend, BACKENDS, "backend")
+    if max_runs is not None:
+        check_int(max_runs, "max_runs", low=0)
     classes = tuple(str(c) for c in _classes_of(pool[label]))
     if len(classes) < 2:
         raise FairboundError(f"label: column {label!r} has fewer than two classes "

@@ -20,6 +20,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from fairbound._validate import check_choice, check_choices, check_int
 from fairbound.errors import FairboundError
 from fairbound.stats.base import check_confidence_level
 
@@ -54,9 +55,7 @@ def adjust_pvalues(pvalues: Sequence[float] | np.ndarray, method: str = "holm") 
     >>> adjust_pvalues([0.01, 0.04, 0.03], "holm").round(3).tolist()
     [0.03, 0.06, 0.06]
     """
-    if method not in CORRECTIONS:
-        raise FairboundError(f"correction must be one of {', '.join(CORRECTIONS)}; "
-                             f"got {method!r}", param="correction")
+    check_choice(method, CORRECTIONS, "correction")
     p = np.asarray(pvalues, dtype=float)
     out = np.full(p.shape, np.nan)
     ok = np.isfinite(p)
@@ -93,10 +92,7 @@ def check_min_per_group(value, param: str = "min_per_group") -> int | None:
     """
     if value is None:
         return None
-    if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < 0:
-        raise FairboundError(f"{param} must be a non-negative integer (0: no filter); got "
-                             f"{value!r}", param=param)
-    return int(value) or None
+    return check_int(value, param, low=0, note="0: no filter") or None
 
 
 def filter_reason(metric: str, group_a: str, group_b: str, min_n_a: float, min_n_b: float,
@@ -302,14 +298,8 @@ def _two_sample_raw(x: np.ndarray, y: np.ndarray, test: str) -> tuple[float, flo
 
 
 def _check_tests(tests, correction, allowed: tuple[str, ...] = TESTS) -> tuple[str, ...]:
-    tests = (tests,) if isinstance(tests, str) else tuple(tests)
-    bad = [t for t in tests if t not in allowed]
-    if bad or not tests:
-        raise FairboundError(f"tests must be among {', '.join(allowed)}; got {list(tests)!r}",
-                             param="tests")
-    if correction not in CORRECTIONS:
-        raise FairboundError(f"correction must be one of {', '.join(CORRECTIONS)}; "
-                             f"got {correction!r}", param="correction")
+    tests = check_choices(tests, allowed, "tests")
+    check_choice(correction, CORRECTIONS, "correction")
     return tests
 
 
@@ -402,9 +392,7 @@ def compare_sizes(
     {'student': False, 'welch': False, 'levene': True}
     """
     tests = _check_tests(tests, correction)
-    if pairs not in ("all", "adjacent"):
-        raise FairboundError(f"pairs must be 'all' or 'adjacent'; got {pairs!r}",
-                             param="pairs")
+    check_choice(pairs, ("all", "adjacent"), "pairs")
     keys = _key_cols(gaps, drop=("size",))
 
     def groups():

@@ -22,6 +22,7 @@ from typing import Any, Protocol, runtime_checkable
 import numpy as np
 import pandas as pd
 
+from fairbound._validate import check_choice, check_int
 from fairbound.errors import FairboundError, require
 
 
@@ -255,9 +256,7 @@ class TransformersTrainer:
                 f"model_path must be a local folder saved with save_pretrained; got "
                 f"{str(self.model_path)!r}", param="model_path")
         for p in ("epochs", "batch_size", "max_length"):
-            v = getattr(self, p)
-            if isinstance(v, bool) or not isinstance(v, int) or v < 1:
-                raise FairboundError(f"{p} must be a positive integer; got {v!r}", param=p)
+            check_int(getattr(self, p), p, low=1)
         if not (isinstance(self.learning_rate, float | int) and self.learning_rate > 0):
             raise FairboundError(f"learning_rate must be positive; got {self.learning_rate!r}",
                                  param="learning_rate")
@@ -336,15 +335,12 @@ def make_trainer(
     >>> make_trainer("tfidf-lr", text_column="tweet").text_column
     'tweet'
     """
-    key = str(name).strip().lower()
+    key = check_choice(name, TRAINERS, "trainer", fold=True)
     if key == "tfidf-lr":
         return TfidfLogisticTrainer(text_column or "text")
     if key == "tabular-lr":
         return TabularTrainer(tuple(columns) if columns else None)
-    if key == "transformers":
-        if model_path is None:
-            raise FairboundError("model_path: the transformers trainer needs a local model "
-                                 "folder (--model-path)", param="model_path")
-        return TransformersTrainer(model_path, text_column=text_column or "text")
-    raise FairboundError(f"trainer must be one of {', '.join(TRAINERS)}; got {name!r}",
-                         param="trainer")
+    if model_path is None:  # the transformers trainer
+        raise FairboundError("model_path: the transformers trainer needs a local model "
+                             "folder (--model-path)", param="model_path")
+    return TransformersTrainer(model_path, text_column=text_column or "text")

@@ -17,6 +17,7 @@ from typing import Literal, NamedTuple
 
 import numpy as np
 
+from fairbound._validate import check_choice, check_float, check_probability
 from fairbound.errors import FairboundError
 
 Guarantee = Literal["finite-sample", "asymptotic", "bayesian", "resampling"]
@@ -280,13 +281,8 @@ def register_interval(
 
 def get_method(method: str) -> IntervalMethod:
     """Look up an interval method by name or alias, with a one-line error if unknown."""
-    key = str(method).strip().lower().replace("_", "-")
-    key = _ALIASES.get(key, key)
-    if key not in INTERVAL_METHODS:
-        allowed = ", ".join(sorted(INTERVAL_METHODS))
-        raise FairboundError(
-            f"method must be one of {allowed}; got {method!r}", param="method"
-        )
+    key = check_choice(method, sorted(INTERVAL_METHODS), "method", fold=True, sep="-",
+                       aliases=_ALIASES)
     return INTERVAL_METHODS[key]
 
 
@@ -325,15 +321,7 @@ def check_stats(g, param: str = "a") -> None:
 
 def check_confidence_level(confidence_level, param: str = "confidence_level") -> float:
     """Validate a confidence level in the open interval (0, 1)."""
-    try:
-        rho = float(confidence_level)
-    except (TypeError, ValueError):
-        raise FairboundError(
-            f"{param} must be a number in (0, 1); got {confidence_level!r}", param=param
-        ) from None
-    if not (0.0 < rho < 1.0) or math.isnan(rho):
-        raise FairboundError(f"{param} must be in (0, 1); got {confidence_level!r}", param=param)
-    return rho
+    return check_probability(confidence_level, param)
 
 
 def check_counts(k_a, n_a, k_b, n_b) -> tuple[int, int, int, int]:
@@ -359,26 +347,12 @@ def check_counts(k_a, n_a, k_b, n_b) -> tuple[int, int, int, int]:
 
 def check_gamma(gamma, upper: float) -> float:
     """A Berger-Boos ``gamma`` in ``[0, upper)``."""
-    try:
-        g = float(gamma)
-    except (TypeError, ValueError):
-        raise FairboundError(f"gamma must be a number in [0, {upper:g}); got {gamma!r}",
-                             param="gamma") from None
-    if not 0.0 <= g < upper:
-        raise FairboundError(f"gamma must be in [0, {upper:g}); got {gamma!r}", param="gamma")
-    return g
+    return check_float(gamma, "gamma", low=0.0, high=upper, high_open=True)
 
 
 def check_positive(value, param: str) -> float:
     """Validate a finite positive number (e.g. ``cost_max``)."""
-    try:
-        x = float(value)
-    except (TypeError, ValueError):
-        raise FairboundError(f"{param} must be a positive number; got {value!r}",
-                             param=param) from None
-    if not (x > 0 and math.isfinite(x)):
-        raise FairboundError(f"{param} must be a positive number; got {value!r}", param=param)
-    return x
+    return check_float(value, param, low=0.0, low_open=True)
 
 
 def difference_interval(

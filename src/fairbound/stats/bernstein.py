@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import math
 
+from fairbound._validate import check_float
 from fairbound.errors import FairboundError
 from fairbound.stats.base import GroupStats, check_confidence_level
 
@@ -34,14 +35,7 @@ def _log_term(confidence_level: float) -> float:
 
 def check_gamma(gamma, param: str = "gamma") -> float:
     """Validate a group-share lower bound in ``(0, 0.5]``."""
-    try:
-        g = float(gamma)
-    except (TypeError, ValueError):
-        raise FairboundError(f"{param} must be a number in (0, 0.5]; got {gamma!r}",
-                             param=param) from None
-    if not (0.0 < g <= 0.5):
-        raise FairboundError(f"{param} must be in (0, 0.5]; got {gamma!r}", param=param)
-    return g
+    return check_float(gamma, param, low=0.0, high=0.5, low_open=True)
 
 
 def range_constant(cost_max: float, gamma: float, *, corrected: bool) -> float:

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import math
 
+from fairbound._validate import check_probability
 from fairbound.errors import FairboundError
 from fairbound.stats.base import (
     GroupStats,
@@ -34,13 +35,7 @@ def _validate(stats, delta) -> float:
     if not isinstance(stats, GroupStats):
         raise FairboundError(f"stats must be a GroupStats; got {type(stats).__name__}",
                              param="stats")
-    try:
-        d = float(delta)
-    except (TypeError, ValueError):
-        raise FairboundError(f"delta must be a number in (0, 1); got {delta!r}",
-                             param="delta") from None
-    if not (0.0 < d < 1.0):
-        raise FairboundError(f"delta must be in (0, 1); got {delta!r}", param="delta")
+    d = check_probability(delta, "delta")
     if stats.n < 2:
         raise NotEstimable("empirical Bernstein needs at least 2 examples per group")
     return d

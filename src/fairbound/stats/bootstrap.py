@@ -36,6 +36,7 @@ from typing import Literal
 import numpy as np
 from scipy.special import ndtr, ndtri
 
+from fairbound._validate import check_choice, check_int
 from fairbound.errors import FairboundError
 from fairbound.stats.base import (
     GroupStats,
@@ -52,6 +53,8 @@ DEFAULT_RESAMPLES = 2000
 CellMetric = Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]]
 
 BootstrapKind = Literal["percentile", "bca"]
+#: The bootstrap intervals on offer.
+BOOTSTRAP_METHODS = ("percentile", "bca")
 
 # Elements (resamples x values or rows) held in memory at once when resampling fractional costs.
 _CHUNK_ELEMENTS = 4_000_000
@@ -64,17 +67,7 @@ _MULTINOMIAL_MAX_VALUES = 64
 
 def check_n_resamples(n_resamples, param: str = "n_resamples") -> int:
     """Validate a number of bootstrap resamples (an integer of at least 2)."""
-    if isinstance(n_resamples, bool):
-        raise FairboundError(f"{param} must be an integer >= 2; got {n_resamples!r}", param=param)
-    try:
-        b = int(n_resamples)
-    except (TypeError, ValueError):
-        raise FairboundError(
-            f"{param} must be an integer >= 2; got {n_resamples!r}", param=param
-        ) from None
-    if b != n_resamples or b < 2:
-        raise FairboundError(f"{param} must be an integer >= 2; got {n_resamples!r}", param=param)
-    return b
+    return check_int(n_resamples, param, low=2, whole_floats=True)
 
 
 def _percentile_of_score(dist: np.ndarray, score: np.ndarray) -> np.ndarray:
@@ -331,11 +324,8 @@ class BootstrapResult:
         rho = check_confidence_level(
             self.confidence_level if confidence_level is None else confidence_level
         )
-        kind = self.method if method is None else method
-        if kind not in ("percentile", "bca"):
-            raise FairboundError(
-                f"method must be 'percentile' or 'bca'; got {method!r}", param="method"
-            )
+        kind = check_choice(self.method if method is None else method, BOOTSTRAP_METHODS,
+                            "method")
         summary = _summarise(self.distribution, self.estimate, self.acceleration, rho, kind)
         return replace(self, method=kind, confidence_level=rho, **summary)
 
@@ -395,27 +385,18 @@ def _comparisons(
 ) -> list[tuple[int, int]]:
     """Index pairs ``(a, b)``; ``b == -1`` means "every other group" (vs-rest)."""
     G = len(names)
+    comparison = check_choice(comparison, ("pairwise", "vs-rest", "vs-reference"), "comparison")
     if comparison == "pairwise":
         return [(i, j) for i in range(G) for j in range(i + 1, G)]
     if comparison == "vs-rest":
         return [(i, -1) for i in range(G)]
-    if comparison == "vs-reference":
-        if reference is None:
-            raise FairboundError(
-                "reference must name a group when comparison='vs-reference'; got None",
-                param="reference",
-            )
-        if reference not in names:
-            raise FairboundError(
-                f"reference must be one of {list(names)}; got {reference!r}", param="reference"
-            )
-        r = list(names).index(reference)
-        return [(i, r) for i in range(G) if i != r]
-    raise FairboundError(
-        "comparison must be one of 'pairwise', 'vs-rest', 'vs-reference'; "
-        f"got {comparison!r}",
-        param="comparison",
-    )
+    if reference is None:
+        raise FairboundError(
+            "reference must name a group when comparison='vs-reference'; got None",
+            param="reference",
+        )
+    r = list(names).index(check_choice(reference, names, "reference"))
+    return [(i, r) for i in range(G) if i != r]
 
 
 def _metric_items(metrics, K: int, classes, favourable: str = "positive"
@@ -488,10 +469,7 @@ def _validate_bootstrap_cells(
         )
     B = check_n_resamples(n_resamples)
     rho = check_confidence_level(confidence_level)
-    if method not in ("percentile", "bca"):
-        raise FairboundError(
-            f"method must be 'percentile' or 'bca'; got {method!r}", param="method"
-        )
+    check_choice(method, BOOTSTRAP_METHODS, "method")
     return arr, names, items, pairs, B, rho
 
 

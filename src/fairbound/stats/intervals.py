@@ -81,38 +81,42 @@ def _hoeffding(a, b, rho, *, rng=None, gamma=None):
     return d - t, d + t
 
 
-def _wald(a: GroupStats, b: GroupStats, rho: float) -> tuple[float, float]:
+# Each formula below serves one comparison (GroupStats, math.sqrt) and many at once
+# (StatsArrays of fairbound.stats.vectorised, np.sqrt): the same arithmetic either way.
+
+
+def _wald(a: GroupStats, b: GroupStats, rho: float, sqrt=math.sqrt) -> tuple[float, float]:
     d = a.mean - b.mean
-    se = math.sqrt(a.var / a.n + b.var / b.n)
+    se = sqrt(a.var / a.n + b.var / b.n)
     z = _z(rho)
     return d - z * se, d + z * se
 
 
 def _wald_many(a, b, rho):
-    # the formula of _wald on StatsArrays (fairbound.stats.vectorised)
-    d = a.mean - b.mean
-    se = np.sqrt(a.var / a.n + b.var / b.n)
-    z = _z(rho)
-    return d - z * se, d + z * se
+    return _wald(a, b, rho, np.sqrt)
 
 
-def _newcombe_many(a, b, rho):
-    C = np.maximum(a.cost_max, b.cost_max)
+def _newcombe_bounds(a, b, rho, sqrt, maximum):
+    C = maximum(a.cost_max, b.cost_max)
     p1, p2 = a.total / C / a.n, b.total / C / b.n
-    l1, u1 = _wilson_many(a.total / C, a.n, rho)
-    l2, u2 = _wilson_many(b.total / C, b.n, rho)
+    l1, u1 = _wilson(a.total / C, a.n, rho, sqrt)
+    l2, u2 = _wilson(b.total / C, b.n, rho, sqrt)
     d = p1 - p2
-    lo = d - np.sqrt((p1 - l1) ** 2 + (u2 - p2) ** 2)
-    hi = d + np.sqrt((u1 - p1) ** 2 + (p2 - l2) ** 2)
+    lo = d - sqrt((p1 - l1) ** 2 + (u2 - p2) ** 2)
+    hi = d + sqrt((u1 - p1) ** 2 + (p2 - l2) ** 2)
     return lo * C, hi * C
 
 
-def _wilson_many(count, n, confidence_level):
+def _newcombe_many(a, b, rho):
+    return _newcombe_bounds(a, b, rho, np.sqrt, np.maximum)
+
+
+def _wilson(count, n, confidence_level, sqrt):
     z = _z(confidence_level)
     p = count / n
     denom = 1.0 + z * z / n
     centre = (p + z * z / (2 * n)) / denom
-    half = z * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
+    half = z * sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
     return centre - half, centre + half
 
 
@@ -141,12 +145,7 @@ def _agresti_caffo(a, b, rho, *, rng=None):
 
 def wilson(count: float, n: float, confidence_level: float) -> tuple[float, float]:
     """Wilson score interval for a proportion ``count / n``."""
-    z = _z(confidence_level)
-    p = count / n
-    denom = 1.0 + z * z / n
-    centre = (p + z * z / (2 * n)) / denom
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
-    return centre - half, centre + half
+    return _wilson(count, n, confidence_level, math.sqrt)
 
 
 @register_interval(
@@ -159,11 +158,4 @@ def wilson(count: float, n: float, confidence_level: float) -> tuple[float, floa
     vectorised=_newcombe_many,
 )
 def _newcombe(a, b, rho, *, rng=None):
-    C = max(a.cost_max, b.cost_max)
-    p1, p2 = a.total / C / a.n, b.total / C / b.n
-    l1, u1 = wilson(a.total / C, a.n, rho)
-    l2, u2 = wilson(b.total / C, b.n, rho)
-    d = p1 - p2
-    lo = d - math.sqrt((p1 - l1) ** 2 + (u2 - p2) ** 2)
-    hi = d + math.sqrt((u1 - p1) ** 2 + (p2 - l2) ** 2)
-    return lo * C, hi * C
+    return _newcombe_bounds(a, b, rho, math.sqrt, max)

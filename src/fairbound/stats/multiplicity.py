@@ -23,12 +23,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from fairbound._validate import check_choice
 from fairbound.errors import FairboundError
 from fairbound.stats.base import check_confidence_level
 
 P_METHODS = ("bonferroni", "holm", "bh")
 E_METHODS = ("e-holm", "e-bh")
-_ALIASES = {"fdr_bh": "bh", "benjamini-hochberg": "bh", "eholm": "e-holm", "ebh": "e-bh"}
+_ALIASES = {"fdr-bh": "bh", "benjamini-hochberg": "bh", "eholm": "e-holm", "ebh": "e-bh"}
 
 
 @dataclass(frozen=True)
@@ -87,14 +88,14 @@ class MultiplicityResult:
         }
 
 
+def _check_method(method) -> str:
+    """``method`` as one of :data:`P_METHODS` or :data:`E_METHODS` (aliases: ``'fdr_bh'``...)."""
+    return check_choice(method, P_METHODS + E_METHODS, "method", fold=True, sep="-",
+                        aliases=_ALIASES)
+
+
 def _validate_adjust(values, method, confidence_level, labels):
-    key = str(method).strip().lower().replace("_", "-")
-    key = _ALIASES.get(key, _ALIASES.get(key.replace("-", "_"), key))
-    if key not in P_METHODS + E_METHODS:
-        raise FairboundError(
-            f"method must be one of {', '.join(P_METHODS + E_METHODS)}; got {method!r}",
-            param="method",
-        )
+    key = _check_method(method)
     try:
         v = np.asarray(values, dtype=float).ravel()
     except (TypeError, ValueError):

@@ -138,8 +138,14 @@ import math
 import numpy as np
 from scipy import optimize, special
 
+from fairbound._validate import check_choice, check_probability
 from fairbound.errors import FairboundError
-from fairbound.stats.base import check_confidence_level, check_counts, check_gamma
+from fairbound.stats.base import (
+    check_confidence_level,
+    check_counts,
+    check_gamma,
+    check_positive,
+)
 from fairbound.stats.exact import _clopper_pearson, _log_comb, _radius, _window
 
 #: Berger-Boos ``gamma`` as a fraction of ``alpha = 1 - confidence_level``.
@@ -807,13 +813,7 @@ def exact_ratio_interval(k_a, n_a, k_b, n_b, confidence_level=0.95, *, gamma=Non
     rho = check_confidence_level(confidence_level)
     alpha = 1.0 - rho
     g = alpha * GAMMA_SHARE if gamma is None else check_gamma(gamma, alpha)
-    try:
-        tol_f = float(tol)
-    except (TypeError, ValueError):
-        tol_f = math.nan
-    if not (0.0 < tol_f <= 1.0):
-        raise FairboundError(f"tol must be a number in (0, 1]; got {tol!r}", param="tol")
-    tol = tol_f
+    tol = check_probability(tol, "tol", high_open=False)
     if ka == 0 and kb == 0:
         return 0.0, math.inf
     # one orientation computes, so that swapping the groups inverts the interval exactly
@@ -909,18 +909,8 @@ def ratio_required_n(k_a, n_a, k_b, n_b, confidence_level=0.95, *, threshold=0.8
     """
     ka, na, kb, nb = check_counts(k_a, n_a, k_b, n_b)
     alpha = 1.0 - check_confidence_level(confidence_level)
-    try:
-        thr = float(threshold)
-    except (TypeError, ValueError):
-        raise FairboundError(f"threshold must be a positive number; got {threshold!r}",
-                             param="threshold") from None
-    if not (thr > 0 and math.isfinite(thr)):
-        raise FairboundError(f"threshold must be a positive number; got {threshold!r}",
-                             param="threshold")
-    key = str(method).strip().lower()
-    if key not in ("exact", "koopman", "katz"):
-        raise FairboundError(f"method must be one of exact, katz, koopman; got {method!r}",
-                             param="method")
+    thr = check_positive(threshold, "threshold")
+    key = check_choice(method, ("exact", "katz", "koopman"), "method", fold=True)
     level = alpha * (1.0 - GAMMA_SHARE) if key == "exact" else alpha
     z = _z(level)
     pa, pb = ka / na, kb / nb

@@ -69,6 +69,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy import special
 
+from fairbound._validate import check_bins, check_bool, check_choice
 from fairbound.errors import DegenerateDataWarning, FairboundError
 from fairbound.stats.base import NotEstimable, check_confidence_level
 
@@ -78,7 +79,6 @@ RATES = ("selection_rate", "tpr", "fpr")
 BANDS = ("dkw", "sup-t")
 TRANSFORMS = ("none", "logit")
 #: Most edges accepted for explicit bins (each is one comparison per row in the engine).
-MAX_EDGES = 10_000
 
 
 @functools.lru_cache(maxsize=256)
@@ -92,55 +92,6 @@ def _show(values, k: int = 6) -> str:
 
 
 # ----------------------------------------------------------------------------- binning
-
-
-def check_bins(bins):
-    """Validate ``bins``: ``None`` (distinct values), an int ``k >= 1`` or ascending edges.
-
-    Returns ``None``, the int, or the edges as a float array.
-
-    Examples
-    --------
-    >>> check_bins(None) is None, check_bins(20)
-    (True, 20)
-    >>> check_bins([0, 0.5, 1])
-    array([0. , 0.5, 1. ])
-    >>> check_bins(0)
-    Traceback (most recent call last):
-    ...
-    fairbound.errors.FairboundError: bins must be None, a whole number >= 1 or ... got 0
-    """
-    if bins is None:
-        return None
-    if isinstance(bins, bool):
-        raise FairboundError(f"bins must be None, a whole number >= 1 or ascending edges; "
-                             f"got {bins!r}", param="bins")
-    if isinstance(bins, numbers.Integral):
-        if int(bins) < 1 or int(bins) > 10**9:
-            raise FairboundError(f"bins must be None, a whole number >= 1 or ascending edges; "
-                                 f"got {bins!r}", param="bins")
-        return int(bins)
-    if isinstance(bins, str | bytes | float):
-        raise FairboundError(f"bins must be None, a whole number >= 1 or ascending edges; "
-                             f"got {bins!r}", param="bins")
-    try:
-        edges = np.asarray(bins, dtype=float)
-    except (TypeError, ValueError):
-        raise FairboundError(f"bins: edges must be numbers; got {bins!r}", param="bins") from None
-    if edges.ndim != 1 or len(edges) < 2:
-        raise FairboundError(f"bins: give at least two edges in a 1-D list; got {bins!r}",
-                             param="bins")
-    if len(edges) > MAX_EDGES:
-        raise FairboundError(f"bins: at most {MAX_EDGES} edges; got {len(edges)}", param="bins")
-    if not np.all(np.isfinite(edges)):
-        raise FairboundError(f"bins: edges must be finite; got {_show(edges[~np.isfinite(edges)])}",
-                             param="bins")
-    bad = np.flatnonzero(np.diff(edges) <= 0)
-    if len(bad):
-        i = int(bad[0])
-        raise FairboundError(f"bins: edges must be strictly increasing; got "
-                             f"{float(edges[i])!r} then {float(edges[i + 1])!r}", param="bins")
-    return edges
 
 
 def binning_description(bins) -> str:
@@ -381,10 +332,7 @@ class ScoreHistogram:
             raise FairboundError(f"values must be strictly increasing; got "
                                  f"{float(values[i])!r} then {float(values[i + 1])!r}",
                                  param="values")
-        if not isinstance(self.exact, bool | np.bool_):
-            raise FairboundError(f"exact must be True or False; got {self.exact!r}",
-                                 param="exact")
-        exact = bool(self.exact)
+        exact = check_bool(self.exact, "exact")
         pos = _as_counts(self.pos, "pos", n)
         neg = _as_counts(self.neg, "neg", n)
         upper = _as_sums(self.upper, "upper", n)
@@ -826,10 +774,7 @@ def _clean(v):
 
 
 def _check_transform(transform) -> str:
-    if transform not in TRANSFORMS:
-        raise FairboundError(f"transform must be one of {', '.join(TRANSFORMS)}; got "
-                             f"{transform!r}", param="transform")
-    return transform
+    return check_choice(transform, TRANSFORMS, "transform")
 
 
 def _logit_interval(a: float, se: float, z: float) -> tuple[float, float]:
@@ -901,8 +846,24 @@ def auc(h: ScoreHistogram, *, confidence_level: float = 0.95,
                      error_bound=auc_error_bound(h), n_pos=h.n_pos, n_neg=h.n_neg)
 
 
+class _GapOfTwo:
+    """What a gap between groups ``a`` and ``b`` with one interval ``[low, high]`` offers."""
+
+    @property
+    def excludes_zero(self) -> bool:
+        """Whether the interval lies on one side of 0."""
+        return bool(self.low > 0 or self.high < 0)
+
+    def to_dict(self) -> dict:
+        """JSON-ready fields (each group's result as its own dict)."""
+        out = {k: _clean(v) for k, v in self.__dict__.items() if k not in ("a", "b")}
+        out["a"] = self.a.to_dict()
+        out["b"] = self.b.to_dict()
+        return out
+
+
 @dataclass(frozen=True)
-class AUCGapResult:
+class AUCGapResult(_GapOfTwo):
     """``AUC_a - AUC_b`` between two independent groups, with an asymptotic interval.
 
     Attributes
@@ -931,18 +892,6 @@ class AUCGapResult:
     error_bound: float
     guarantee: str = GUARANTEE_ASYMPTOTIC
     method: str = "DeLong"
-
-    @property
-    def excludes_zero(self) -> bool:
-        """Whether the interval lies on one side of 0."""
-        return bool(self.low > 0 or self.high < 0)
-
-    def to_dict(self) -> dict:
-        """JSON-ready fields."""
-        out = {k: _clean(v) for k, v in self.__dict__.items() if k not in ("a", "b")}
-        out["a"] = self.a.to_dict()
-        out["b"] = self.b.to_dict()
-        return out
 
 
 def auc_gap(h_a: ScoreHistogram, h_b: ScoreHistogram, *, confidence_level: float = 0.95,
@@ -1093,7 +1042,7 @@ def calibration_in_the_large(h: ScoreHistogram, *,
 
 
 @dataclass(frozen=True)
-class CalibrationGap:
+class CalibrationGap(_GapOfTwo):
     """Difference of two groups' calibration-in-the-large (a minus b), asymptotic."""
 
     estimate: float
@@ -1104,18 +1053,6 @@ class CalibrationGap:
     b: CalibrationInTheLarge
     confidence_level: float
     guarantee: str = GUARANTEE_ASYMPTOTIC
-
-    @property
-    def excludes_zero(self) -> bool:
-        """Whether the interval lies on one side of 0."""
-        return bool(self.low > 0 or self.high < 0)
-
-    def to_dict(self) -> dict:
-        """JSON-ready fields."""
-        out = {k: _clean(v) for k, v in self.__dict__.items() if k not in ("a", "b")}
-        out["a"] = self.a.to_dict()
-        out["b"] = self.b.to_dict()
-        return out
 
 
 def calibration_in_the_large_gap(h_a: ScoreHistogram, h_b: ScoreHistogram, *,
@@ -1471,12 +1408,8 @@ def threshold_sweep(h_a: ScoreHistogram, h_b: ScoreHistogram, *,
     h_a = _check_hist(h_a, "h_a")
     h_b = _check_hist(h_b, "h_b")
     rho = check_confidence_level(confidence_level)
-    if rate not in RATES:
-        raise FairboundError(f"rate must be one of {', '.join(RATES)}; got {rate!r}",
-                             param="rate")
-    if band not in BANDS:
-        raise FairboundError(f"band must be one of {', '.join(BANDS)}; got {band!r}",
-                             param="band")
+    check_choice(rate, RATES, "rate")
+    check_choice(band, BANDS, "band")
     if h_a.exact != h_b.exact or (not h_a.exact and h_a.binning != h_b.binning):
         raise FairboundError(f"h_b: the groups are binned differently ({h_a.binning!r} and "
                              f"{h_b.binning!r})", param="h_b")

@@ -29,6 +29,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import special
 
+from fairbound._validate import check_choice
 from fairbound.errors import FairboundError
 from fairbound.stats.base import (
     GroupStats,
@@ -269,11 +270,7 @@ def _range_from_pairs(
 
 def _validate_simultaneous(groups, method, confidence_level):
     names, stats = _check_groups(groups)
-    m = str(method).strip().lower()
-    if m not in GROUP_METHODS:
-        raise FairboundError(
-            f"method must be one of {', '.join(GROUP_METHODS)}; got {method!r}", param="method"
-        )
+    m = check_choice(method, GROUP_METHODS, "method", fold=True)
     return names, stats, m, check_confidence_level(confidence_level)
 
 

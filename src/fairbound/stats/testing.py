@@ -27,6 +27,7 @@ from typing import Literal
 import numpy as np
 from scipy import stats as _st
 
+from fairbound._validate import check_choice, check_int, check_probability
 from fairbound.errors import FairboundError
 from fairbound.stats.base import GroupStats, NotEstimable, check_confidence_level
 
@@ -46,16 +47,6 @@ def _check_groups(a, b) -> None:
                                  param=name)
         if g.n <= 0:
             raise NotEstimable(f"group {name.upper()} has no annotated examples")
-
-
-def _check_choice(value, allowed, param: str) -> str:
-    v = str(value).strip().lower()
-    if v not in allowed:
-        raise FairboundError(
-            f"{param} must be one of {', '.join(repr(x) for x in allowed)}; got {value!r}",
-            param=param,
-        )
-    return v
 
 
 def _tail_p(z: float, alternative: str) -> float:
@@ -246,13 +237,8 @@ def _samples(g: GroupStats) -> np.ndarray:
 
 def _validate_permutation(a, b, alternative, n_resamples) -> tuple[str, int]:
     _check_groups(a, b)
-    alt = _check_choice(alternative, _ALTERNATIVES, "alternative")
-    if isinstance(n_resamples, bool) or not isinstance(n_resamples, int | np.integer) \
-            or n_resamples < 1:
-        raise FairboundError(
-            f"n_resamples must be a positive integer; got {n_resamples!r}", param="n_resamples"
-        )
-    return alt, int(n_resamples)
+    alt = check_choice(alternative, _ALTERNATIVES, "alternative", fold=True)
+    return alt, check_int(n_resamples, "n_resamples", low=1)
 
 
 # ------------------------------------------------------------------------- betting capital
@@ -283,8 +269,8 @@ def _betting_log_capital(
 
 def _validate_test(a, b, method, allowed, alternative, confidence_level):
     _check_groups(a, b)
-    m = _check_choice(method, allowed, "method")
-    alt = _check_choice(alternative, _ALTERNATIVES, "alternative")
+    m = check_choice(method, allowed, "method", fold=True)
+    alt = check_choice(alternative, _ALTERNATIVES, "alternative", fold=True)
     rho = check_confidence_level(confidence_level)
     return m, alt, rho
 
@@ -425,11 +411,4 @@ def e_value(
 
 
 def _check_kappa(kappa) -> float:
-    try:
-        k = float(kappa)
-    except (TypeError, ValueError):
-        raise FairboundError(f"kappa must be a number in (0, 1); got {kappa!r}",
-                             param="kappa") from None
-    if not 0.0 < k < 1.0:
-        raise FairboundError(f"kappa must be in (0, 1); got {kappa!r}", param="kappa")
-    return k
+    return check_probability(kappa, "kappa")

@@ -61,6 +61,7 @@ from functools import lru_cache
 from importlib import resources
 from typing import Literal
 
+from fairbound._validate import check_choice
 from fairbound.errors import FairboundError
 
 Variant = Literal["female", "male"]
@@ -467,10 +468,7 @@ class GenderNeutralizer:
 
 
 def _check_neutralizer(obj: GenderNeutralizer) -> None:
-    if obj.variant not in ("female", "male"):
-        raise FairboundError(
-            f"variant must be 'female' or 'male'; got {obj.variant!r}", param="variant"
-        )
+    check_choice(obj.variant, ("female", "male"), "variant")
     if not isinstance(obj.name, str) or not _WORD.fullmatch(obj.name or "-"):
         raise FairboundError(
             f"name must be one word of letters; got {obj.name!r}", param="name"

@@ -19,6 +19,8 @@ import math
 from pathlib import Path
 from typing import Any
 
+from fairbound._render import as_number as _num
+from fairbound._validate import check_choice, check_int
 from fairbound.errors import FairboundError, require
 
 SCHEMA = "fairbound.audit/1"
@@ -35,16 +37,6 @@ VERDICT_COLOURS = {
 }
 NO_GAP = "no meaningful gap"
 ACCENT = "#2166ac"
-
-
-def _num(x) -> float:
-    """Read a JSON number (``None`` for NaN / infinity) as a float."""
-    if x is None:
-        return math.nan
-    try:
-        return float(x)
-    except (TypeError, ValueError):
-        return math.nan
 
 
 def text_safe(s: Any) -> str:
@@ -68,6 +60,17 @@ def short(s: Any, width: int = 32) -> str:
     """
     s = str(s)
     return s if len(s) <= width else s[: width - 1] + "\u2026"
+
+
+def _save(fig, path) -> None:
+    """Write ``fig`` to ``path`` (PNG, SVG or PDF, folders made) unless ``path`` is None."""
+    if path is not None:
+        p = Path(path)
+        if p.suffix.lower() not in (".png", ".svg", ".pdf"):
+            raise FairboundError(f"path must end in .png, .svg or .pdf; got {str(path)!r}",
+                                 param="path")
+        p.parent.mkdir(parents=True, exist_ok=True)
+        fig.savefig(p, dpi=120)
 
 
 def _tight(fig) -> None:
@@ -101,6 +104,21 @@ def comparison_label(c: dict) -> str:
     return f"{c['metric']}[{', '.join(parts)}]" if parts else c["metric"]
 
 
+def read_result_json(path: str | Path, kind: str = "") -> Any:
+    """The JSON a result was saved as, or a one-line error about the ``result`` file.
+
+    ``kind`` (``"audit "``, ``"score-audit "``...) names the file in the message.
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise FairboundError(f"result: no such {kind}JSON file {str(path)!r}", param="result")
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise FairboundError(f"result: {str(path)!r} is not JSON ({exc})",
+                             param="result") from None
+
+
 def audit_dict(result) -> dict:
     """Return the ``"fairbound.audit/1"`` dictionary of an audit, whatever form it comes in.
 
@@ -127,15 +145,7 @@ def audit_dict(result) -> dict:
     if hasattr(result, "to_dict") and hasattr(result, "comparisons"):
         return result.to_dict()
     if isinstance(result, str | Path):
-        path = Path(result)
-        if not path.is_file():
-            raise FairboundError(f"result: no such audit JSON file {str(path)!r}",
-                                 param="result")
-        try:
-            result = json.loads(path.read_text(encoding="utf-8"))
-        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-            raise FairboundError(f"result: {str(path)!r} is not JSON ({exc})",
-                                 param="result") from None
+        result = read_result_json(result, "audit ")
     if not isinstance(result, dict):
         raise FairboundError(
             f"result must be an AuditResult, its to_dict() form or a JSON file path; got "
@@ -246,10 +256,8 @@ def plot_forest(result, *, ax=None, max_rows: int | None = None):
     """
     d = audit_dict(result)
     _check_ax(ax)
-    if max_rows is not None and (isinstance(max_rows, bool) or not isinstance(max_rows, int)
-                                 or max_rows < 1):
-        raise FairboundError(f"max_rows must be a positive integer; got {max_rows!r}",
-                             param="max_rows")
+    if max_rows is not None:
+        check_int(max_rows, "max_rows", low=1)
     plt = _pyplot()
     comps = _forest_rows(d["comparisons"], max_rows)
     if ax is None:
@@ -414,8 +422,7 @@ def plot_group_rates(result, *, confidence_level: float | None = None, ncols: in
     >>> len([a for a in fig.axes if a.get_visible()])
     2
     """
-    if isinstance(ncols, bool) or not isinstance(ncols, int) or ncols < 1:
-        raise FairboundError(f"ncols must be a positive integer; got {ncols!r}", param="ncols")
+    check_int(ncols, "ncols", low=1)
     rows = group_rate_rows(result, confidence_level=confidence_level)
     plt = _pyplot()
     panels: dict[tuple, list[dict]] = {}
@@ -574,11 +581,7 @@ def plot_audit(result, kind: str = "forest", **options):
     """
     kinds = {"forest": plot_forest, "rates": plot_group_rates,
              "sample-size": plot_sample_size}
-    key = str(kind).replace("_", "-")
-    if key not in kinds:
-        raise FairboundError(f"kind must be one of {', '.join(kinds)}; got {kind!r}",
-                             param="kind")
-    return kinds[key](result, **options)
+    return kinds[check_choice(kind, kinds, "kind", sep="-")](result, **options)
 
 
 def plot_comparison(comparison, *, confidence_level: float | None = None):

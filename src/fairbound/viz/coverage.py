@@ -20,6 +20,7 @@ from pathlib import Path
 import numpy as np
 
 from fairbound.errors import FairboundError, require
+from fairbound.viz.audit import _save
 
 
 def _figure(width: float, height: float):
@@ -31,16 +32,6 @@ def _wrap(text: str, width_in: float, fontsize: float) -> str:
     """Wrap a title so that it fits ``width_in`` inches at ``fontsize`` points."""
     chars = max(20, int(width_in * 72 / (0.55 * fontsize)))
     return "\n".join(textwrap.wrap(text, chars))
-
-
-def _save(fig, path) -> None:
-    if path is not None:
-        p = Path(path)
-        if p.suffix.lower() not in (".png", ".svg", ".pdf"):
-            raise FairboundError(f"path must end in .png, .svg or .pdf; got {str(path)!r}",
-                                 param="path")
-        p.parent.mkdir(parents=True, exist_ok=True)
-        fig.savefig(p, dpi=120)
 
 
 def _method(study) -> str:

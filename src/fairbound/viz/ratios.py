@@ -7,11 +7,12 @@ can be drawn without the data.  matplotlib is imported only when a figure is dra
 
 from __future__ import annotations
 
-import json
 import math
 from pathlib import Path
 
+from fairbound._render import as_number as _num
 from fairbound.errors import FairboundError, require
+from fairbound.viz.audit import read_result_json
 
 IMPACT_SCHEMA = "fairbound.impact/1"
 LL144_SCHEMA = "fairbound.ll144/1"
@@ -20,15 +21,6 @@ ADVERSE = "evidence of adverse impact"
 NO_ADVERSE = "evidence of no adverse impact"
 COLOURS = {ADVERSE: "#b2182b", NO_ADVERSE: "#2166ac", "not enough evidence": "#4d4d4d",
            "not estimable": "#bababa", "reference group": "#4d4d4d"}
-
-
-def _num(x) -> float:
-    if x is None:
-        return math.nan
-    try:
-        return float(x)
-    except (TypeError, ValueError):
-        return math.nan
 
 
 def ll144_dict(result) -> dict:
@@ -63,14 +55,7 @@ def ll144_dict(result) -> dict:
     if hasattr(result, "to_dict") and not isinstance(result, dict):
         result = result.to_dict()
     if isinstance(result, str | Path):
-        path = Path(result)
-        if not path.is_file():
-            raise FairboundError(f"result: no such JSON file {str(path)!r}", param="result")
-        try:
-            result = json.loads(path.read_text(encoding="utf-8"))
-        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-            raise FairboundError(f"result: {str(path)!r} is not JSON ({exc})",
-                                 param="result") from None
+        result = read_result_json(result)
     if not isinstance(result, dict):
         raise FairboundError("result must be an impact-ratio result, a Local Law 144 audit, "
                              f"their to_dict() form or a JSON path; got "

@@ -16,12 +16,20 @@ imported only when a figure is drawn.
 
 from __future__ import annotations
 
-import json
 import math
 from pathlib import Path
 
+from fairbound._validate import check_choice, check_int
 from fairbound.errors import FairboundError
-from fairbound.viz.audit import _num, _pyplot, _style, _tight, short, text_safe
+from fairbound.viz.audit import (
+    _num,
+    _pyplot,
+    _style,
+    _tight,
+    read_result_json,
+    short,
+    text_safe,
+)
 
 SCHEMA = "fairbound.scores/1"
 #: Okabe-Ito: distinguishable with the common colour-vision deficiencies.
@@ -52,15 +60,7 @@ def scores_dict(result) -> dict:
     if hasattr(result, "to_dict") and hasattr(result, "histograms"):
         return result.to_dict()
     if isinstance(result, str | Path):
-        path = Path(result)
-        if not path.is_file():
-            raise FairboundError(f"result: no such score-audit JSON file {str(path)!r}",
-                                 param="result")
-        try:
-            result = json.loads(path.read_text(encoding="utf-8"))
-        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-            raise FairboundError(f"result: {str(path)!r} is not JSON ({exc})",
-                                 param="result") from None
+        result = read_result_json(result, "score-audit ")
     if not isinstance(result, dict):
         raise FairboundError(f"result must be a ScoreAuditResult, its dictionary or a JSON "
                              f"path; got {type(result).__name__}", param="result")
@@ -288,12 +288,9 @@ def plot_threshold_sweep(result, *, rate: str = "selection_rate", pairs=None,
     >>> len(plot_threshold_sweep(score_audit(df, group="g", label="y", score="s")).axes)
     1
     """
-    if rate not in RATES:
-        raise FairboundError(f"rate must be one of {', '.join(RATES)}; got {rate!r}",
-                             param="rate")
+    check_choice(rate, RATES, "rate")
     for name, v in (("ncols", ncols), ("max_panels", max_panels)):
-        if isinstance(v, bool) or not isinstance(v, int) or v < 1:
-            raise FairboundError(f"{name} must be a positive integer; got {v!r}", param=name)
+        check_int(v, name, low=1)
     d = scores_dict(result)
     rows = _sweep_rows(d, rate, pairs)
     if not rows:
@@ -361,9 +358,7 @@ def plot_scores(result, kind: str = "roc", **options):
     -------
     matplotlib.figure.Figure
     """
-    if kind not in KINDS:
-        raise FairboundError(f"kind must be one of {', '.join(KINDS)}; got {kind!r}",
-                             param="kind")
+    check_choice(kind, KINDS, "kind")
     fn = {"roc": plot_roc, "reliability": plot_reliability,
           "sweep": plot_threshold_sweep}[kind]
     return fn(result, **options)

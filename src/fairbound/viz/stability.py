@@ -27,7 +27,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from fairbound._validate import check_choice
 from fairbound.errors import FairboundError, require
+from fairbound.viz.audit import _save
 
 _COLORS = ["#4C72B0", "#DD8452", "#55A868", "#C44E52", "#8172B3"]
 _SCORES = {"accuracy": "accuracy", "macro_f1": "macro-F1"}
@@ -41,14 +43,15 @@ def _figure(width: float, height: float):
     return mfig.Figure(figsize=(width, height), layout="constrained")
 
 
-def _save(fig, path) -> None:
-    if path is not None:
-        p = Path(path)
-        if p.suffix.lower() not in (".png", ".svg", ".pdf"):
-            raise FairboundError(f"path must end in .png, .svg or .pdf; got {str(path)!r}",
-                                 param="path")
-        p.parent.mkdir(parents=True, exist_ok=True)
-        fig.savefig(p, dpi=120)
+def _conditions(df: pd.DataFrame, conditions) -> list[str]:
+    """The study conditions to draw: all of ``df``'s (in order) or the ones asked for."""
+    all_conds = list(dict.fromkeys(df["condition"]))
+    conds = all_conds if conditions is None else [str(c) for c in conditions]
+    bad = [c for c in conds if c not in all_conds]
+    if bad or not conds:
+        raise FairboundError(f"conditions: no condition {bad[0] if bad else None!r}; "
+                             f"conditions are {all_conds}", param="conditions")
+    return conds
 
 
 def _select(df: pd.DataFrame, pair: tuple[str, str] | None, classes, metrics) -> pd.DataFrame:
@@ -472,15 +475,9 @@ def plot_condition_heatmaps(
     >>> [a.get_title() for a in fig.axes if a.images]
     ['classic: var of TPR gap', 'debiased: var of TPR gap']
     """
-    if kind not in ("variance", "mean"):
-        raise FairboundError(f"kind must be 'variance' or 'mean'; got {kind!r}", param="kind")
+    check_choice(kind, ("variance", "mean"), "kind")
     df = _select(summary, pair, None, metrics)
-    all_conds = list(dict.fromkeys(df["condition"]))
-    conds = all_conds if conditions is None else [str(c) for c in conditions]
-    bad = [c for c in conds if c not in all_conds]
-    if bad or not conds:
-        raise FairboundError(f"conditions: no condition {bad[0] if bad else None!r}; "
-                             f"conditions are {all_conds}", param="conditions")
+    conds = _conditions(df, conditions)
     a, b = df["group_a"].iloc[0], df["group_b"].iloc[0]
     n_cls = df["class"].nunique()
     if kind == "mean":
@@ -609,12 +606,7 @@ def plot_group_share(
     df = df[df["size"] == n]
     if df.empty:
         raise FairboundError(f"size: no runs of size {size!r}", param="size")
-    all_conds = list(dict.fromkeys(df["condition"]))
-    conds = all_conds if conditions is None else [str(c) for c in conditions]
-    bad = [c for c in conds if c not in all_conds]
-    if bad or not conds:
-        raise FairboundError(f"conditions: no condition {bad[0] if bad else None!r}; "
-                             f"conditions are {all_conds}", param="conditions")
+    conds = _conditions(df, conditions)
     fig = _figure(4.6 * len(conds) + 0.4, 4.0)
     axes = fig.subplots(1, len(conds), squeeze=False, sharey=True)[0]
     flag = "filtered" in df.columns
