@@ -30,6 +30,15 @@ distributions on labeled and unlabeled rows are compared per group
 (:func:`fairbound.stats.ppi.proxy_shift_pvalue`), and a clear difference gives a
 :class:`SamplingWarning` and a note.
 
+**Rows chosen for annotation on purpose.**  With ``sampling_probability=`` (and ``batch=``)
+the gold labels may come from :func:`fairbound.audit.sampling.sample_for_annotation`, which
+draws the rows the proxy is unsure about more often and records each row's probability:
+every labeled row is then weighted by ``1 / pi`` (:mod:`fairbound.stats.ppi_ipw`), batches
+drawn one after another combine validly, and ``looks=K`` splits the error over ``K``
+planned looks so that a team can annotate in batches until a verdict is reached.  The
+sampling check then compares, per batch, the weighted rates of the drawn rows with those
+of the rows they were drawn from.
+
 Guarantees.  By default (``guaranteed=False``) the intervals are asymptotic (CLT, with a
 jackknife standard error that counts the noise of the tuned ``lambda``).  With
 ``guaranteed=True`` every verdict rests on an interval valid at every sample size: the
@@ -71,6 +80,14 @@ ASSUMPTION = ("gold labels are a uniformly random sample of the rows within each
               "(labeled and unlabeled rows from the same distribution); the proxy may be "
               "wrong or biased, but the rows sent to annotators must not be chosen by the "
               "proxy, the prediction or anything related to the label")
+
+#: What the intervals assume when gold labels were drawn with recorded probabilities.
+WEIGHTED_ASSUMPTION = (
+    "each gold-labeled row was drawn for annotation with the recorded probability, in the "
+    "recorded batch, independently of its own gold label (Poisson sampling among the rows "
+    "not labeled before; probabilities may depend on the proxy, the prediction and earlier "
+    "batches' labels); every drawn row was annotated; labels without a probability are a "
+    "uniformly random sample of their group")
 
 #: Family-wise level of the check that labeled and unlabeled rows look alike.
 SHIFT_ALPHA = 0.01
@@ -318,7 +335,13 @@ class PPIAuditResult:
     favourable : str
         ``"positive"`` or ``"negative"``: whether the positive prediction is favourable.
     assumption : str
-        What every interval assumes (:data:`ASSUMPTION`).
+        What every interval assumes (:data:`ASSUMPTION`, or :data:`WEIGHTED_ASSUMPTION`
+        with recorded sampling probabilities).
+    batches : tuple of int or None
+        With recorded sampling probabilities: the annotation batches found (0: labels
+        without a probability, a uniform sample); ``None`` otherwise.
+    looks : int
+        Planned looks (annotation batches) the error is split over (1: a single look).
     notes : tuple of str
         Warnings and explanations (sampling check, demographic parity on all rows, ...).
     version, created : str
@@ -344,6 +367,8 @@ class PPIAuditResult:
     assumption: str = ASSUMPTION
     notes: tuple[str, ...] = ()
     version: str = ""
+    batches: tuple | None = None
+    looks: int = 1
     created: str = ""
 
     def __len__(self) -> int:
@@ -360,6 +385,8 @@ class PPIAuditResult:
             counts[c.verdict] = counts.get(c.verdict, 0) + 1
         verdicts = ", ".join(f"{n} {v}" for v, n in counts.items())
         kind = "guaranteed" if self.guaranteed else "asymptotic"
+        if self.batches is not None:
+            kind += f", weighted ({len(self.batches)} batches, {self.looks} looks)"
         return (f"<PPIAuditResult: {len(self.comparisons)} comparisons of "
                 f"{len(self.groups)} groups, {gold:,} gold labels of {rows:,} rows, "
                 f"{kind}, {self.confidence_level:g} {self.error_control}; {verdicts}>")
@@ -394,7 +421,8 @@ class PPIAuditResult:
             "confidence_level": self.confidence_level, "error_control": self.error_control,
             "n_tests": self.n_tests, "guaranteed": self.guaranteed,
             "favourable": self.favourable, "assumption": self.assumption,
-            "notes": list(self.notes),
+            "batches": None if self.batches is None else list(self.batches),
+            "looks": self.looks, "notes": list(self.notes),
             "comparisons": [c.to_dict() for c in self.comparisons],
         }
 
@@ -444,6 +472,25 @@ def _exact_like(ca, cb, component, level, method, labeled_only):
     return sa.mean - sb.mean, lo, hi, sa.mean, sb.mean
 
 
+def _weighted(c) -> bool:
+    from fairbound.stats.ppi_ipw import WeightedPPICounts
+
+    return isinstance(c, WeightedPPICounts)
+
+
+def _ipw_gap(ca, cb, component, level, proxy: bool):
+    """(estimate, low, high, rate_a, rate_b, lam, std_error) with recorded sampling weights."""
+    from fairbound.stats.ppi_ipw import ipw_ratio_gap_interval, ipw_ratio_interval
+
+    kind, key = _KINDS[component]
+    r = ipw_ratio_gap_interval(ca, cb, level, metric=key, proxy=proxy)
+    ra = ipw_ratio_interval(ca, level, metric=key, proxy=proxy).estimate
+    rb = ipw_ratio_interval(cb, level, metric=key, proxy=proxy).estimate
+    if kind == "mean":   # the error rate's interval, read as accuracy
+        return -r.estimate, -r.high, -r.low, 1 - ra, 1 - rb, r.lam, r.std_error
+    return r.estimate, r.low, r.high, ra, rb, r.lam, r.std_error
+
+
 def _ppi_gap(ca, cb, component, level, guaranteed):
     """(estimate, low, high, rate_a, rate_b, lam, method, guarantee, note) for the proxy side."""
     from fairbound.stats import ppi as P
@@ -456,6 +503,10 @@ def _ppi_gap(ca, cb, component, level, guaranteed):
         guarantee = "finite-sample" if guaranteed else "asymptotic"
         return (est, lo, hi, ra, rb, (math.nan, math.nan), f"{method} (all rows)",
                 guarantee, "")
+    if _weighted(ca):
+        est, lo, hi, ra, rb, lam, _ = _ipw_gap(ca, cb, component, level, True)
+        return (est, lo, hi, ra, rb, lam, "ppi++ (weighted by 1 / sampling probability)",
+                "asymptotic", "")
     if kind == "ratio":
         if guaranteed:
             est, lo, hi, ra, rb = _exact_like(ca, cb, component, level, "exact", True)
@@ -502,6 +553,9 @@ def _labeled_gap(ca, cb, component, level, guaranteed):
     from fairbound.stats import ppi as P
 
     kind, key = _KINDS[component]
+    if _weighted(ca) and kind != "selection":
+        est, lo, hi, _, _, _, _ = _ipw_gap(ca, cb, component, level, False)
+        return est, lo, hi, "hajek (weighted by 1 / sampling probability)"
     if guaranteed or kind == "selection":
         method = "exact" if guaranteed else "newcombe"
         est, lo, hi, _, _ = _exact_like(ca, cb, component, level, method, True)
@@ -523,6 +577,8 @@ def _needed(ca, cb, component, gap, level) -> tuple[float, float]:
         return math.nan, math.nan
     if gap == 0:
         return math.inf, math.inf
+    if _weighted(ca):
+        return _ipw_needed(ca, cb, component, gap, level)
     if kind == "ratio":
         a, b, opts = ca, cb, {"metric": key}
     else:
@@ -535,6 +591,30 @@ def _needed(ca, cb, component, gap, level) -> tuple[float, float]:
             out.append(math.nan)
             continue
         out.append(math.inf if plan is None else float(plan.total))
+    return out[0], out[1]
+
+
+def _ipw_needed(ca, cb, component, gap, level) -> tuple[float, float]:
+    """Gold labels needed under the same sampling design: variance scaled as 1 / labels.
+
+    With ``n`` labels drawn as now, the standard error scales as ``sqrt(n_now / n)``; the
+    labels at which ``z se`` reaches ``|gap|`` (at least those there now).  A plan for the
+    design as it stands, not an optimised one.
+    """
+    from statistics import NormalDist
+
+    from fairbound.stats.base import NotEstimable
+
+    z = NormalDist().inv_cdf(0.5 + level / 2.0)
+    now = float(ca.n_labeled + cb.n_labeled)
+    out = []
+    for proxy in (True, False):
+        try:
+            se = _ipw_gap(ca, cb, component, level, proxy)[6]
+        except NotEstimable:
+            out.append(math.nan)
+            continue
+        out.append(max(now, math.ceil(now * (z * se / abs(gap)) ** 2)))
     return out[0], out[1]
 
 
@@ -611,9 +691,12 @@ def _compare(r: _Row, level: float, confidence_level: float, guaranteed: bool,
 
 
 def _build(rows: Sequence[_Row], *, confidence_level, error_control, guaranteed,
-           plan=True):
-    """Comparisons at the levels ``error_control`` sets (as the main audit's builder)."""
-    alpha = 1.0 - confidence_level
+           plan=True, looks: int = 1):
+    """Comparisons at the levels ``error_control`` sets (as the main audit's builder).
+
+    ``looks`` splits the error over planned looks (Bonferroni across annotation batches).
+    """
+    alpha = (1.0 - confidence_level) / looks
     families: dict[tuple, int] = {}
     for r in rows:
         key = (r.metric, _jsonable(r.group_a), _jsonable(r.group_b))
@@ -722,10 +805,78 @@ def _rest_note(table, compared) -> str | None:
     return None
 
 
+def _check_looks(looks) -> int:
+    from fairbound._validate import check_int
+
+    return check_int(looks, "looks", low=1)
+
+
+def _weighted_counts(table, i: int):
+    """Group ``i``'s :class:`~fairbound.stats.ppi_ipw.WeightedPPICounts` (its own batches)."""
+    from fairbound.stats.ppi_ipw import WeightedPPICounts
+
+    W = table.weights[:, i]
+    keep = [k for k in range(len(table.batches)) if W[0, k].sum() > 0]
+    return WeightedPPICounts(unlabeled=table.unlabeled[i],
+                             batches=tuple(table.batches[k] for k in keep),
+                             n=W[0, keep], w=W[1, keep], w2=W[2, keep])
+
+
+def _design_checks(table) -> tuple[tuple[GroupCheck, ...], list[str]]:
+    """Per group and batch, whether the recorded probabilities reproduce the rows drawn from.
+
+    In batch ``j`` the ``1 / pi``-weighted positive rate of the proxy (and of the
+    prediction) over the drawn rows estimates that rate over the rows not labeled before
+    ``j``, which are all known; a z-test (Bonferroni over every test) flags probabilities
+    that do not match how the rows were drawn.
+    """
+    from statistics import NormalDist
+
+    checks, tests = [], []
+    for i, g in enumerate(table.groups):
+        c = _weighted_counts(table, i)
+        n = c.n_labeled
+        lab = c.labeled
+        agree = float(lab[0, 0].sum() + lab[1, 1].sum()) / n if n else math.nan
+        all_rows = lab.sum(axis=0) + c.unlabeled                   # [f, pred]
+        before = np.zeros((2, 2))
+        worst = {"proxy": math.nan, "prediction": math.nan}
+        for k, b in enumerate(c.batches):
+            rest = all_rows - before
+            before = before + c.n[k].sum(axis=0)
+            if b == 0 or c.n[k].sum() < 2:
+                continue
+            m_rest = float(rest.sum())
+            for what, axis in (("proxy", 0), ("prediction", 1)):
+                value = np.zeros((2, 2, 2))
+                value[(slice(None), 1, slice(None)) if axis == 0 else (Ellipsis, 1)] = 1.0
+                sw = float(c.w[k].sum())
+                hajek = float((c.w[k] * value).sum()) / sw
+                true = float(rest.sum(axis=1 - axis)[1]) / m_rest
+                var = float((np.maximum(c.w2[k] - c.w[k], 0) * (value - hajek) ** 2).sum())
+                var /= m_rest**2
+                if var <= 0:
+                    continue
+                p = 2.0 * (1.0 - NormalDist().cdf(abs(hajek - true) / math.sqrt(var)))
+                tests.append((g, b, what, hajek, true, p))
+                worst[what] = p if math.isnan(worst[what]) else min(worst[what], p)
+        checks.append(GroupCheck(g, c.rows, n, agree, worst["proxy"], worst["prediction"]))
+    notes = []
+    k = max(len(tests), 1)
+    for g, b, what, hajek, true, p in tests:
+        if p * k < SHIFT_ALPHA:
+            notes.append(
+                f"group {_jsonable(g)!r}, batch {b}: the {what}'s positive rate weighted by "
+                f"1 / probability is {hajek:.3f} on the drawn rows but {true:.3f} on the rows "
+                f"they were drawn from (p = {p:.2g}, {k} checks): the recorded probabilities "
+                "may not be those the rows were drawn with, which every interval here assumes")
+    return tuple(checks), notes
+
+
 def ppi_audit_counts(table, *, metrics=None, comparison: str = "pairwise", reference=None,
                      confidence_level: float = 0.95, error_control: str = "family",
                      guaranteed: bool = False, favourable: str = "positive",
-                     plan: bool = True) -> PPIAuditResult:
+                     plan: bool = True, looks: int = 1) -> PPIAuditResult:
     """A prediction-powered audit from per-group counts (what :func:`ppi_audit` runs).
 
     Parameters
@@ -738,6 +889,8 @@ def ppi_audit_counts(table, *, metrics=None, comparison: str = "pairwise", refer
     plan : bool
         Whether to compute the gold labels needed (``False`` leaves them NaN and skips the
         planner, most of the time of a small audit: simulations).
+    looks : int
+        As in :func:`ppi_audit`.
 
     Returns
     -------
@@ -754,6 +907,19 @@ def ppi_audit_counts(table, *, metrics=None, comparison: str = "pairwise", refer
     error_control = check_error_control(error_control)
     guaranteed = _check_bool(guaranteed, "guaranteed")
     favourable = check_favourable(favourable)
+    looks = _check_looks(looks)
+    weighted = bool(getattr(table, "batches", None) is not None)
+    if weighted and guaranteed:
+        raise FairboundError("guaranteed: no finite-sample interval is available with "
+                             "recorded sampling probabilities; use guaranteed=False (the "
+                             "weighted PPI++ interval) or uniformly drawn gold labels",
+                             param="guaranteed")
+    if weighted:
+        drawn = [b for b in table.batches if b > 0]
+        if len(drawn) > looks:
+            raise FairboundError(f"looks: the data hold {len(drawn)} annotation batches "
+                                 f"({drawn}) but looks={looks}; plan at least one look per "
+                                 "batch (the error is split over the looks)", param="looks")
     groups = list(table.groups)
     gname = " & ".join(table.columns.get("group", ["group"]))
     if len(groups) < 2:
@@ -771,14 +937,20 @@ def ppi_audit_counts(table, *, metrics=None, comparison: str = "pairwise", refer
     if comparison == "vs-reference" and reference is None:
         sizes = table.group_rows()
         reference = max(groups, key=lambda g: sizes[g])
-    counts = {g: PPICounts(labeled=table.labeled[i], unlabeled=table.unlabeled[i])
-              for i, g in enumerate(groups)}
+    if weighted:
+        counts = {g: _weighted_counts(table, i) for i, g in enumerate(groups)}
+    else:
+        counts = {g: PPICounts(labeled=table.labeled[i], unlabeled=table.unlabeled[i])
+                  for i, g in enumerate(groups)}
     compared = pairs(groups, comparison, reference)
 
     def side(a, b):
         if b != REST:
             return counts[b]
         others = [i for i, g in enumerate(groups) if g != a]
+        if weighted:
+            first, *more = (counts[groups[i]] for i in others)
+            return first.pooled(*more)
         return PPICounts(labeled=table.labeled[others].sum(axis=0),
                          unlabeled=table.unlabeled[others].sum(axis=0))
 
@@ -790,14 +962,25 @@ def ppi_audit_counts(table, *, metrics=None, comparison: str = "pairwise", refer
                 rows.append(_Row(mm.name, comp.name, comp.rate, oc.rate_is_cost, ga, gb,
                                  counts[ga], side(ga, gb)))
     comps, n_tests = _build(rows, confidence_level=rho, error_control=error_control,
-                            guaranteed=guaranteed, plan=_check_bool(plan, "plan"))
-    checks, notes = _group_checks(table)
+                            guaranteed=guaranteed, plan=_check_bool(plan, "plan"),
+                            looks=looks)
+    checks, notes = _design_checks(table) if weighted else _group_checks(table)
     for text in notes:
         warnings.warn(text, SamplingWarning, stacklevel=3)
     if not int(np.asarray(table.unlabeled).sum()):
         notes.append("no row is without a gold label: the intervals are the labeled-only "
                      "ones (the proxy has nothing to add)")
-    rest = _rest_note(table, compared)
+    if weighted:
+        shown = ", ".join(map(str, table.batches))
+        zero = ("; batch 0: labels without a probability, taken as a uniform sample of "
+                "their group" if 0 in table.batches else "")
+        notes.append(f"gold labels weighted by 1 / sampling probability (batch {shown}{zero}); "
+                     "gold labels needed assume further labels drawn as these were")
+    if looks > 1:
+        notes.append(f"looks: each interval is at level 1 - alpha / {looks} so that the "
+                     f"verdicts hold over all {looks} planned looks (stop annotating once a "
+                     "verdict is reached)")
+    rest = None if weighted else _rest_note(table, compared)
     if rest:
         notes.append(rest)
     if any(mm.name == "demographic_parity" for mm in metric_objs):
@@ -816,6 +999,8 @@ def ppi_audit_counts(table, *, metrics=None, comparison: str = "pairwise", refer
         n_tests=n_tests, guaranteed=guaranteed, favourable=favourable,
         notes=tuple(notes), version=__version__,
         created=_dt.datetime.now(_dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        assumption=WEIGHTED_ASSUMPTION if weighted else ASSUMPTION,
+        batches=tuple(table.batches) if weighted else None, looks=looks,
     )
 
 
@@ -835,6 +1020,9 @@ def ppi_audit(
     favourable: str = "positive",
     pos_label: Any = None,
     where: str | None = None,
+    sampling_probability: str | None = None,
+    batch: str | None = None,
+    looks: int = 1,
 ) -> PPIAuditResult:
     """Audit a classifier's fairness gaps from few gold labels and a proxy labeler.
 
@@ -893,6 +1081,21 @@ def ppi_audit(
         Positive class when the labels are not 0/1 or booleans.
     where : str, optional
         A checked SQL condition selecting the rows to audit.
+    sampling_probability : str, optional
+        Column with the probability each gold-labeled row was drawn with for annotation
+        (recorded by :func:`fairbound.audit.sampling.sample_for_annotation`, e.g.
+        ``"fairbound_probability"``).  The intervals then weight each labeled row by
+        ``1 / pi`` (:mod:`fairbound.stats.ppi_ipw`), so rows chosen by the proxy's
+        uncertainty are allowed; labels without a probability are taken as a uniform
+        sample of their group.  Not with ``guaranteed=True``.
+    batch : str, optional
+        Column with the annotation batch of each labeled row (``"fairbound_batch"``);
+        batches drawn one after another, each among the rows not labeled before, are
+        combined validly even when a batch's probabilities used earlier labels.
+    looks : int
+        Planned looks at the audit (one per annotation batch, stopping once a verdict is
+        reached): every interval is built at ``1 - alpha / looks`` so that the verdicts
+        hold over all of them (default 1).
 
     Returns
     -------
@@ -951,13 +1154,21 @@ def ppi_audit(
     check_error_control(error_control)
     _check_bool(guaranteed, "guaranteed")
     check_favourable(favourable)
+    _check_looks(looks)
+    if guaranteed and sampling_probability is not None:
+        raise FairboundError("guaranteed: no finite-sample interval is available with "
+                             "recorded sampling probabilities; use guaranteed=False (the "
+                             "weighted PPI++ interval) or uniformly drawn gold labels",
+                             param="guaranteed")
     table = ppi_counts(data, group=group, label=label, proxy=proxy, prediction=prediction,
-                       pos_label=pos_label, where=where)
+                       pos_label=pos_label, where=where,
+                       sampling_probability=sampling_probability, batch=batch)
     return ppi_audit_counts(table, metrics=metrics, comparison=comparison,
                             reference=reference, confidence_level=confidence_level,
                             error_control=error_control, guaranteed=guaranteed,
-                            favourable=favourable)
+                            favourable=favourable, looks=looks)
 
 
-__all__ = ["ASSUMPTION", "DEFAULT_PPI_METRICS", "SCHEMA", "GroupCheck", "PPIAuditResult",
-           "PPIComparison", "SamplingWarning", "ppi_audit", "ppi_audit_counts"]
+__all__ = ["ASSUMPTION", "DEFAULT_PPI_METRICS", "SCHEMA", "WEIGHTED_ASSUMPTION", "GroupCheck",
+           "PPIAuditResult", "PPIComparison", "SamplingWarning", "ppi_audit",
+           "ppi_audit_counts"]

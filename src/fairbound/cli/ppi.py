@@ -53,6 +53,12 @@ def print_ppi(result, *, fmt: str = "table") -> None:
             "prediction-powered PPI++ intervals (asymptotic)")
     con.print(f"{kind}; gap = rate_A - rate_B; labeled-only = the gold-labeled rows alone")
     con.print(error_control_sentence(d))
+    if d.get("looks", 1) > 1:
+        levels = sorted({c.interval_level for c in result.comparisons})
+        each = " or ".join(f"{100 * x:.4g}%" for x in levels)
+        con.print(f"Over {d['looks']} planned looks (annotation batches) the error is split "
+                  f"once more: each interval at {each}, so stopping at the first decisive "
+                  "look keeps every verdict's error within the level.")
     con.print(favourable_sentence(d))
     con.print(f"[bold]assumption:[/] {d['assumption']}")
     table = Table(show_lines=False, header_style="bold")
@@ -82,8 +88,9 @@ def print_ppi(result, *, fmt: str = "table") -> None:
                       f"{c.note}[/]")
     for note in result.notes:
         con.print(f"[dim]note: {note}[/]")
+    how = ("drawn as these were" if d.get("batches") is not None else "Neyman-allocated")
     con.print("[dim]width: CI width / labeled-only width. gold needed (PPI++ / labeled-only): "
-              "total gold labels (A + B, Neyman-allocated, at least those there now) at which "
+              f"total gold labels (A + B, {how}, at least those there now) at which "
               "the interval would exclude 0 if the observed gap were the true one (inf: not "
               "even with every row labeled).[/]")
 
@@ -123,6 +130,16 @@ def ppi_command(
         "--pos-label", help="Positive class as the label column holds it.")] = None,
     where: Annotated[str | None, typer.Option(
         help="SQL condition selecting rows, e.g. \"split = 'test'\" (checked).")] = None,
+    sampling_probability: Annotated[str | None, typer.Option(
+        "--sampling-probability", help="Column with the probability each gold-labeled row "
+        "was drawn with (fairbound sample records it in fairbound_probability); labeled "
+        "rows are then weighted by 1 / probability.")] = None,
+    batch: Annotated[str | None, typer.Option(
+        "--batch", help="Column with each labeled row's annotation batch "
+        "(fairbound_batch).")] = None,
+    looks: Annotated[int, typer.Option(
+        help="Planned looks (annotation batches): each interval at 1 - alpha / looks so "
+             "that stopping at the first decisive look keeps the error below alpha.")] = 1,
     fmt: Annotated[str, typer.Option("--format", help="table | json | csv")] = "table",
     json_out: Annotated[Path | None, typer.Option("--json", help="Also write JSON here.")] =
     None,
@@ -138,7 +155,8 @@ def ppi_command(
                        metrics=metric or None, comparison=comparison, reference=reference,
                        confidence_level=confidence, error_control=error_control,
                        guaranteed=guaranteed, favourable=favourable, pos_label=pos_label,
-                       where=where)
+                       where=where, sampling_probability=sampling_probability, batch=batch,
+                       looks=looks)
     if json_out is not None:
         from fairbound._io import write_all_atomic
 

@@ -38,6 +38,10 @@ class AggregateSpec:
         Largest number of distinct (group, cost) values fetched to rebuild exact per-group
         cost samples; above it the engine draws a hashed bottom-k sample per group instead
         (see :func:`fairbound.engines.assemble.sample_from_hashed`).
+    extra : tuple of (str, str)
+        Further ``(parameter, column or expression)`` roles a caller reads itself (the
+        sampling probability and batch of a weighted prediction-powered audit): resolved and
+        projected like the others, aggregated by nothing here.
     """
 
     group: tuple[str, ...]
@@ -48,11 +52,12 @@ class AggregateSpec:
     seed: int = 0
     where: str | None = None
     max_cost_values: int = 1_000_000
+    extra: tuple[tuple[str, str], ...] = ()
 
     @property
     def columns(self) -> tuple[str, ...]:
         """The role names (columns or expressions) in a stable order, without repeats."""
-        cols = [*self.group, self.label, self.prediction, self.cost]
+        cols = [*self.group, self.label, self.prediction, self.cost, *(v for _, v in self.extra)]
         return tuple(dict.fromkeys(c for c in cols if c is not None))
 
 

@@ -72,6 +72,14 @@ class PPITable:
         What ran and what it read.
     columns : dict
         The group, label, proxy and prediction columns (or expressions) read.
+    batches : tuple of int or None
+        With recorded sampling probabilities: the batches holding labeled rows (0: labeled
+        without a recorded probability, taken as a uniform sample of its group); ``None``
+        for an unweighted table.
+    weights : numpy.ndarray or None
+        With recorded sampling probabilities: shape ``(3, G, K, 2, 2, 2)``, per group, batch
+        and cell ``[y, f, pred]`` of the labeled rows, their number, the sum of ``1 / pi``
+        and the sum of ``1 / pi^2`` (batch 0: ``pi = n_0 / M`` of the group).
     """
 
     groups: tuple
@@ -84,6 +92,13 @@ class PPITable:
     engine: str
     source: str
     columns: dict = field(default_factory=dict)
+    batches: tuple | None = None
+    weights: np.ndarray | None = field(default=None, repr=False)
+
+    @property
+    def weighted(self) -> bool:
+        """Whether the labels come with recorded sampling probabilities."""
+        return self.batches is not None
 
     def group_rows(self) -> dict:
         """Rows per group (labeled and unlabeled)."""
@@ -174,11 +189,15 @@ def _check_mixed_proxy(data, term: Term) -> None:
                              f"and {b!r}); give every row one type", param="proxy")
 
 
-def ppi_query(plan: Plan, proxy: Term, relation: str = "src") -> str:
+def ppi_query(plan: Plan, proxy: Term, relation: str = "src", *,
+              probability: Term | None = None, batch: Term | None = None) -> str:
     """The one ``GROUP BY group, label IS NULL, label, proxy, prediction`` (DuckDB SQL).
 
     Columns: ``g0..`` (group keys), ``u`` (the gold label is missing), ``y``, ``f``,
     ``p`` (gold, proxy, prediction), ``w`` (the filter, when there is one) and ``n``.
+    With a sampling ``probability`` also the keys ``b`` (the batch, when given) and ``qn``
+    (the probability is missing), and per cell ``sw = sum(1 / q)``, ``sw2 = sum(1 / q^2)``,
+    ``qmin``, ``qmax`` and ``bfrac`` (rows whose batch is not a whole number).
     """
     exprs = [f"{t.sql('duckdb')} AS g{i}" for i, t in enumerate(plan.group)]
     exprs += [f"{plan.label.sql('duckdb')} AS y", f"{proxy.sql('duckdb')} AS f",
@@ -187,13 +206,33 @@ def ppi_query(plan: Plan, proxy: Term, relation: str = "src") -> str:
     if plan.where is not None:
         exprs.append(f"{where_sql(plan, 'duckdb')} AS w")
         keys.append("w")
+    sums = ""
+    if probability is not None:
+        exprs.append(f"nullif(CAST({probability.sql('duckdb')} AS DOUBLE), "
+                     "CAST('NaN' AS DOUBLE)) AS q")
+        keys.append("qn")
+        if batch is not None:
+            exprs.append(f"nullif(CAST({batch.sql('duckdb')} AS DOUBLE), "
+                         "CAST('NaN' AS DOUBLE)) AS bx")
+            keys.append("b")
+        sums = (", sum(CASE WHEN q > 0 THEN 1.0 / q END) AS sw, "
+                "sum(CASE WHEN q > 0 THEN 1.0 / (q * q) END) AS sw2, "
+                "min(q) AS qmin, max(q) AS qmax")
+        if batch is not None:
+            sums += ", count(*) FILTER (WHERE bx <> floor(bx)) AS bfrac"
     inner = f"SELECT {', '.join(exprs)} FROM {relation}"
-    return (f"SELECT {', '.join(keys)}, count(*) AS n FROM "
-            f"(SELECT *, (y IS NULL) AS u FROM ({inner}) t0) t GROUP BY {', '.join(keys)}")
+    derived = "(y IS NULL) AS u"
+    if probability is not None:
+        derived += ", (q IS NULL) AS qn"
+        if batch is not None:
+            derived += ", floor(bx) AS b"
+    return (f"SELECT {', '.join(keys)}, count(*) AS n{sums} FROM "
+            f"(SELECT *, {derived} FROM ({inner}) t0) t GROUP BY {', '.join(keys)}")
 
 
 def ppi_counts(data, *, group, label: str, proxy: str, prediction: str, pos_label=None,
-               where: str | None = None) -> PPITable:
+               where: str | None = None, sampling_probability: str | None = None,
+               batch: str | None = None) -> PPITable:
     """Per-group counts of (labeled, gold, proxy, prediction) from one scan.
 
     Parameters
@@ -215,6 +254,15 @@ def ppi_counts(data, *, group, label: str, proxy: str, prediction: str, pos_labe
         Positive class when the labels are not 0/1 or booleans (as in the main audit).
     where : str, optional
         A checked SQL filter; rows where it is not true are counted as excluded.
+    sampling_probability : str, optional
+        Column (or expression) with the probability ``pi`` in ``(0, 1]`` with which each
+        gold-labeled row was drawn for annotation (as
+        :func:`fairbound.audit.sampling.sample_for_annotation` records it).  Labeled rows
+        without one form batch 0, a uniform sample of their group.
+    batch : str, optional
+        Column with the batch (a whole number >= 1) in which each labeled row was drawn;
+        without it every labeled row with a probability is batch 1.  A row with a batch but
+        no gold label is an error: every drawn row must be annotated.
 
     Returns
     -------
@@ -264,6 +312,15 @@ def ppi_counts(data, *, group, label: str, proxy: str, prediction: str, pos_labe
     if where is not None and not isinstance(where, str):
         raise FairboundError(f"where must be a SQL condition (text); got {where!r}",
                              param="where")
+    if sampling_probability is not None:
+        sampling_probability = _check_text(sampling_probability, "sampling_probability")
+    if batch is not None:
+        batch = _check_text(batch, "batch")
+        if sampling_probability is None:
+            raise FairboundError("batch: a batch column needs sampling_probability (the "
+                                 "probability each labeled row was drawn with)", param="batch")
+    extra = tuple((k, v) for k, v in (("sampling_probability", sampling_probability),
+                                      ("batch", batch)) if v is not None)
     if proxy.strip() == label.strip():
         raise FairboundError(f"proxy: {proxy!r} is the gold label column; the proxy is "
                              "another labeler (a stronger model, a judge, a crowd majority)",
@@ -271,7 +328,7 @@ def ppi_counts(data, *, group, label: str, proxy: str, prediction: str, pos_labe
     # the proxy travels in the cost slot of the spec, so that every source (polars frames
     # narrowed to the columns read, JSON columns made plain) opens exactly as for an audit
     spec = AggregateSpec(group=groups, label=label, prediction=prediction, cost=proxy,
-                         where=where)
+                         where=where, extra=extra)
     con = duckdb.connect(config={"autoinstall_known_extensions": False})
     try:
         try:
@@ -283,7 +340,12 @@ def ppi_counts(data, *, group, label: str, proxy: str, prediction: str, pos_labe
             _check_mixed_proxy(data, proxy_term)
             check_types(con, replace(plan, cost=None), source.columns, source.description)
             _check_proxy_type(con, proxy_term, source)
-            rows = con.sql(ppi_query(plan, proxy_term)).to_arrow_table().to_pylist()
+            terms = dict(zip((k for k, _ in extra), plan.extra, strict=True))
+            for param, term in terms.items():
+                _check_numeric(con, term, source, param)
+            query = ppi_query(plan, proxy_term, probability=terms.get("sampling_probability"),
+                              batch=terms.get("batch"))
+            rows = con.sql(query).to_arrow_table().to_pylist()
         except duckdb.PermissionException as exc:
             raise FairboundError(
                 f"data: the database's views read files, which is off for audited databases "
@@ -297,9 +359,16 @@ def ppi_counts(data, *, group, label: str, proxy: str, prediction: str, pos_labe
                                  param="data") from None
     finally:
         con.close()
-    return _assemble(rows, plan, label=label, proxy=proxy, prediction=prediction,
-                     pos_label=pos_label, engine=source.engine, source=source.description,
-                     groups=groups)
+    table = _assemble(rows, plan, label=label, proxy=proxy, prediction=prediction,
+                      pos_label=pos_label, engine=source.engine, source=source.description,
+                      groups=groups)
+    if sampling_probability is None:
+        return table
+    weights, batches = _weights(rows, table, plan, sampling_probability, batch, label)
+    columns = dict(table.columns, sampling_probability=sampling_probability)
+    if batch is not None:
+        columns["batch"] = batch
+    return replace(table, batches=batches, weights=weights, columns=columns)
 
 
 def _assemble(rows, plan: Plan, *, label, proxy, prediction, pos_label, engine, source,
@@ -397,6 +466,96 @@ def _assemble(rows, plan: Plan, *, label, proxy, prediction, pos_label, engine, 
         columns={"group": list(groups), "label": label, "proxy": proxy,
                  "prediction": prediction},
     )
+
+
+def _check_numeric(con, term: Term, source, param: str) -> None:
+    """The sampling probability and the batch must be numbers."""
+    import duckdb
+
+    from fairbound.engines.duckdb_engine import _first_line
+
+    if term.expression is None:
+        typ = str(source.columns[term.column])
+    else:
+        try:
+            typ = str(con.execute(f"DESCRIBE SELECT {term.sql('duckdb')} AS x FROM src"
+                                  ).fetchall()[0][1])
+        except duckdb.Error as exc:
+            raise FairboundError(f"{param}: expression {term.text!r} does not type-check: "
+                                 f"{_first_line(exc)}", param=param) from None
+    numeric = ("INT", "DOUBLE", "FLOAT", "DECIMAL", "REAL", "NUMERIC", "HUGEINT", "NULL")
+    if not any(t in typ.upper() for t in numeric) or "[" in typ or "STRUCT" in typ.upper():
+        raise FairboundError(f"{param}: column {term.text!r} in {source.description} has type "
+                             f"{typ}; expected numbers", param=param)
+
+
+def _weights(rows, table: PPITable, plan: Plan, probability: str, batch: str | None,
+             label: str) -> tuple[np.ndarray, tuple]:
+    """Per group, batch and cell: labeled rows, sum 1 / pi, sum 1 / pi^2 (module docstring)."""
+    n_group = len(plan.group)
+    index = {g: i for i, g in enumerate(table.groups)}
+    classes = list(map(_key, table.classes))
+    cells = []
+    for r in rows:
+        if plan.where is not None and not bool(r["w"]):
+            continue
+        key = group_key(r, n_group)
+        if key is None or key not in index or is_missing(r["p"]) or is_missing(r["f"]):
+            continue
+        b = r.get("b")
+        b = None if is_missing(b) else float(b)
+        if batch is not None and int(r.get("bfrac") or 0):
+            raise FairboundError(f"batch: column {batch!r} holds values that are not whole "
+                                 "numbers", param="batch")
+        if is_missing(r["y"]):
+            if b is not None:
+                raise FairboundError(
+                    f"label: {int(r['n']):,} row(s) of group {key!r} were drawn for "
+                    f"annotation in batch {int(b)} ({batch!r}) but have no gold label in "
+                    f"{label!r}; annotate every drawn row before auditing (skipping drawn "
+                    "rows would bias the estimate)", param="label")
+            continue
+        if b is not None and b < 0:
+            raise FairboundError(f"batch: column {batch!r} holds {int(b)}; batches are whole "
+                                 "numbers >= 0", param="batch")
+        has_q = not bool(r["qn"])
+        if b is None:
+            b = 1.0 if (batch is None and has_q) else 0.0
+        if b > 0:
+            if not has_q:
+                raise FairboundError(
+                    f"sampling_probability: {int(r['n']):,} gold-labeled row(s) of group "
+                    f"{key!r} in batch {int(b)} have no probability in {probability!r}",
+                    param="sampling_probability")
+            lo, hi = float(r["qmin"]), float(r["qmax"])
+            if not (0.0 < lo and hi <= 1.0):
+                bad = lo if not lo > 0 else hi
+                raise FairboundError(f"sampling_probability: column {probability!r} holds "
+                                     f"{bad!r}; a probability must be in (0, 1]",
+                                     param="sampling_probability")
+        y = classes.index(_key(py(r["y"])))
+        f = classes.index(_key(py(r["f"])))
+        p = classes.index(_key(py(r["p"])))
+        pos = classes.index(_key(table.positive))
+        cells.append((index[key], int(b), int(y == pos), int(f == pos), int(p == pos),
+                      float(r["n"]), float(r["sw"] or 0.0), float(r["sw2"] or 0.0)))
+    batches = tuple(sorted({c[1] for c in cells}))
+    out = np.zeros((3, len(table.groups), len(batches), 2, 2, 2))
+    for g, b, y, f, p, n, sw, sw2 in cells:
+        out[:, g, batches.index(b), y, f, p] += (n, sw, sw2)
+    if not np.array_equal(out[0].sum(axis=1), table.labeled):  # pragma: no cover
+        raise FairboundError(f"label: the classes of {label!r} could not be matched row by "
+                             "row for the weighted counts; write the label, proxy and "
+                             "prediction as 0/1", param="label")
+    if 0 in batches:   # batch 0: a uniform sample of its group, pi = n_0 / M
+        k0 = batches.index(0)
+        rows_of = table.labeled.sum(axis=(1, 2, 3)) + table.unlabeled.sum(axis=(1, 2))
+        n0 = out[0, :, k0].sum(axis=(1, 2, 3))
+        w0 = np.divide(rows_of, n0, out=np.zeros_like(n0), where=n0 > 0)
+        out[1, :, k0] = out[0, :, k0] * w0[:, None, None, None]
+        out[2, :, k0] = out[0, :, k0] * (w0**2)[:, None, None, None]
+    out.setflags(write=False)
+    return out, batches
 
 
 def _key(v):

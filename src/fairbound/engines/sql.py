@@ -58,12 +58,14 @@ class Plan:
     prediction: Term | None
     cost: Term | None
     where: Term | None
+    extra: tuple[Term, ...] = ()
 
     @property
     def reads(self) -> tuple[str, ...]:
         """Every source column the plan reads (for projection), without repeats."""
         cols: list[str] = []
-        for t in (*self.group, self.label, self.prediction, self.cost, self.where):
+        for t in (*self.group, self.label, self.prediction, self.cost, self.where,
+                  *self.extra):
             if t is not None:
                 cols.extend(t.reads)
         return tuple(dict.fromkeys(cols))
@@ -116,6 +118,7 @@ def make_plan(spec: AggregateSpec, columns) -> Plan:
                     if spec.prediction is not None and spec.label else None),
         cost=term(spec.cost, "cost"),
         where=where,
+        extra=tuple(term(value, param) for param, value in spec.extra),
     )
 
 

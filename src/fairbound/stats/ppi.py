@@ -108,7 +108,7 @@ independent); :func:`proxy_shift_pvalue` checks the part that can be checked, th
 distribution on both sides.
 
 Not covered: labels chosen by the proxy's uncertainty or by any other rule than uniform
-sampling within a group (that needs inverse-probability weights, not implemented here);
+sampling within a group (inverse-probability weights: :mod:`fairbound.stats.ppi_ipw`);
 tuned ``lambda`` in the guaranteed intervals; ratio metrics in the guaranteed intervals;
 small labeled sets (the CLT intervals can under-cover when a group has few labeled rows
 or a rate near 0 or 1, like Wald: 0.93 at 95% with 60 labels and an 80%-agreement proxy,

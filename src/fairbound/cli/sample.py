@@ -1,0 +1,109 @@
+"""``fairbound sample``: the CLI front of :func:`fairbound.audit.sampling.sample_for_annotation`."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from fairbound._render import console, fmt_int, fmt_num
+
+_TABLES = (".csv", ".parquet")
+
+
+def _table_bytes(frame, path: Path) -> bytes:
+    """``frame`` as CSV or Parquet bytes, by ``path``'s suffix."""
+    buf = io.BytesIO()
+    if path.suffix.lower() == ".parquet":
+        frame.to_parquet(buf, index=False)
+    else:
+        frame.to_csv(buf, index=False)
+    return buf.getvalue()
+
+
+def sample_command(
+    data: Annotated[str, typer.Argument(help="CSV, Parquet or JSON-lines file: every row of "
+                                             "the audit.")],
+    group: Annotated[list[str], typer.Option("--group", "-g",
+                                             help="Protected-attribute column (repeat for "
+                                                  "intersections).")],
+    budget: Annotated[float, typer.Option(help="Rows to draw (in expectation).")],
+    out: Annotated[Path, typer.Option(
+        "--out", "-o", help="Write every row here (.csv or .parquet) with the draw recorded "
+                            "in fairbound_probability and fairbound_batch: the table to add "
+                            "the gold labels to.")],
+    proxy_score: Annotated[str | None, typer.Option(
+        "--proxy-score", help="The proxy's probability of the positive class, in [0, 1]; "
+                              "rows it is unsure about are drawn more often.")] = None,
+    label: Annotated[str | None, typer.Option(
+        "--label", "-y", help="Gold label column: labeled rows are not drawn, and rows "
+                              "drawn earlier must be labeled.")] = None,
+    batch: Annotated[int | None, typer.Option(
+        help="Batch number (default: the next one).")] = None,
+    seed: Annotated[int, typer.Option(help="Seed of the draw (with the batch).")] = 0,
+    allocation: Annotated[str, typer.Option(
+        help="neyman | proportional | equal: how the budget is split between groups.")
+    ] = "neyman",
+    mix: Annotated[float, typer.Option(
+        help="Share of uniform sampling within a group, in (0, 1] (bounds the weights).")
+    ] = 0.2,
+    annotate: Annotated[Path | None, typer.Option(
+        "--annotate", help="Also write only the rows drawn now (.csv or .parquet), for the "
+                           "annotators.")] = None,
+    fmt: Annotated[str, typer.Option("--format", help="table | json")] = "table",
+) -> None:
+    """Choose the rows to annotate next (group-stratified, from the proxy's uncertainty)."""
+    from fairbound._io import write_all_atomic
+    from fairbound._validate import check_choice
+    from fairbound.audit.sampling import sample_for_annotation
+    from fairbound.cli._common import check_output_file
+
+    fmt = check_choice(fmt, ("table", "json"), "format", fold=True)
+    out = check_output_file("--out", out, _TABLES, "use .csv or .parquet")
+    if annotate is not None:
+        annotate = check_output_file("--annotate", annotate, _TABLES, "use .csv or .parquet")
+    s = sample_for_annotation(data, group=group, budget=budget, proxy_score=proxy_score,
+                              label=label, batch=batch, seed=seed, allocation=allocation,
+                              mix=mix)
+    outputs = [("--out", out, _table_bytes(s.data, out))]
+    if annotate is not None:
+        outputs.append(("--annotate", annotate, _table_bytes(s.selected, annotate)))
+    write_all_atomic(outputs)
+    if fmt == "json":
+        import json
+
+        typer.echo(json.dumps(s.to_dict(), indent=2, default=str))
+        return
+    from rich.table import Table
+
+    t = Table(title=f"batch {s.batch}: {fmt_int(len(s.selected))} rows drawn (budget "
+                    f"{fmt_num(s.budget, 1)}, {s.allocation}, mix {s.mix:g}, seed {s.seed})")
+    for col in ("group", "rows", "labeled before", "candidates", "budget", "drawn",
+                "probability"):
+        t.add_column(col, justify="left" if col == "group" else "right")
+    for g in s.groups:
+        name = " & ".join(map(str, g.group)) if isinstance(g.group, tuple) else str(g.group)
+        prob = ("-" if g.candidates == 0 else
+                f"{fmt_num(g.min_probability, 3)} - {fmt_num(g.max_probability, 3)}")
+        t.add_row(name, fmt_int(g.rows), fmt_int(g.labeled), fmt_int(g.candidates),
+                  fmt_num(g.budget, 1), fmt_int(g.drawn), prob)
+    con = console()
+    con.print(t)
+    for note in s.notes:
+        con.print(f"[yellow]note:[/] {note}")
+    label_col = label or "<gold label column>"
+    con.print(
+        f"Wrote {out}" + (f" and {annotate}" if annotate is not None else "") +
+        f". Annotate the rows with {s.batch_column} = {s.batch} (every one of them), fill "
+        f"{label_col} in {out.name}, then audit with\n  fairbound ppi {out.name} --group "
+        f"{' --group '.join(group)} --label {label_col} --proxy <proxy label> --prediction "
+        f"<prediction> --sampling-probability {s.probability_column} --batch "
+        f"{s.batch_column} --looks <batches you plan>\nand draw the next batch only if a gap "
+        "is still open.", soft_wrap=True)
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``sample`` to the CLI."""
+    app.command("sample")(sample_command)
