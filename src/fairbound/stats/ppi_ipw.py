@@ -373,7 +373,7 @@ def ipw_ratio_interval(counts: WeightedPPICounts, confidence_level: float = 0.95
     ...                       w2=[[[[4840, 605], [484, 121]], [[242, 363], [726, 4719]]]])
     >>> r = ipw_ratio_interval(c, metric="tpr")
     >>> round(r.estimate, 3), round(r.low, 3), round(r.high, 3)
-    (0.879, 0.806, 0.952)
+    (0.879, 0.807, 0.951)
     """
     _check_counts(counts, "counts")
     _, z = _level(confidence_level)
