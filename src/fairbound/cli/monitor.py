@@ -235,12 +235,11 @@ def monitor_command(
     """
     import numpy as np
 
+    from fairbound._validate import check_choice
     from fairbound.metrics import check_favourable, get_metric
     from fairbound.stats.monitor import Monitor, _validate_monitor
 
-    fmt = str(fmt).lower()
-    if fmt not in ("table", "json"):
-        raise FairboundError(f"format must be one of table, json; got {fmt!r}", param="format")
+    fmt = check_choice(fmt, ("table", "json"), "format", fold=True)
     if (cost is None) == (label is None and prediction is None):
         raise FairboundError("give either --cost or both --label and --prediction; got "
                              f"cost={cost!r}, label={label!r}, prediction={prediction!r}",

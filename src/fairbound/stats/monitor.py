@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from fairbound._validate import check_choice
 from fairbound.errors import FairboundError
 from fairbound.stats.base import check_confidence_level, check_positive
 
@@ -136,10 +137,7 @@ def _validate_monitor(group_a, group_b, cost_max, confidence_level, method, hori
             f"{group_b!r}", param="group_a")
     C = check_positive(cost_max, "cost_max")
     rho = check_confidence_level(confidence_level)
-    m = str(method).strip().lower()
-    if m not in _METHODS:
-        raise FairboundError(f"method must be one of {', '.join(_METHODS)}; got {method!r}",
-                             param="method")
+    m = check_choice(method, _METHODS, "method", fold=True)
     if horizon is not None and not (isinstance(horizon, int | np.integer) and horizon >= 1):
         raise FairboundError(f"horizon must be a positive integer; got {horizon!r}",
                              param="horizon")

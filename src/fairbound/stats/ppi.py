@@ -158,6 +158,7 @@ from dataclasses import dataclass, fields
 import numpy as np
 from scipy import stats as _st
 
+from fairbound._validate import check_bool, check_choice
 from fairbound.errors import FairboundError
 from fairbound.stats.base import NotEstimable, check_confidence_level
 
@@ -253,9 +254,7 @@ def _level(confidence_level) -> tuple[float, float]:
 
 
 def _check_tuned(tuned) -> bool:
-    if not isinstance(tuned, bool | np.bool_):
-        raise FairboundError(f"tuned must be True or False; got {tuned!r}", param="tuned")
-    return bool(tuned)
+    return check_bool(tuned, "tuned")
 
 
 def _check_type(obj, cls, param: str):
@@ -446,9 +445,7 @@ def _ratio_tables(metric) -> tuple[np.ndarray, np.ndarray, str]:
     if isinstance(metric, str):
         key = metric.strip().lower()
         key = _RATIO_ALIASES.get(key, key)
-        if key not in RATIO_METRICS:
-            raise FairboundError(f"metric must be one of {', '.join(RATIO_METRICS)} or a pair "
-                                 f"of 2x2 tables; got {metric!r}", param="metric")
+        key = check_choice(key, RATIO_METRICS, "metric", note="or a pair of 2x2 tables")
         num, den = RATIO_METRICS[key]
         return np.asarray(num, dtype=float), np.asarray(den, dtype=float), key
     try:
@@ -648,9 +645,7 @@ class PPICounts:
         """
         if isinstance(cost, str):
             key = cost.strip().lower().replace("_", "-")
-            if key not in MEAN_COSTS:
-                raise FairboundError(f"cost must be one of {', '.join(MEAN_COSTS)} or a 2x2 "
-                                     f"table [y, pred]; got {cost!r}", param="cost")
+            key = check_choice(key, MEAN_COSTS, "cost", note="or a 2x2 table [y, pred]")
             c = np.asarray(MEAN_COSTS[key], dtype=float)
         else:
             try:
@@ -816,11 +811,7 @@ _VARIANCES = ("auto", "jackknife", "plugin")
 
 
 def _check_variance(variance) -> str:
-    v = str(variance).strip().lower() if isinstance(variance, str) else None
-    if v not in _VARIANCES:
-        raise FairboundError(f"variance must be one of {', '.join(_VARIANCES)}; got "
-                             f"{variance!r}", param="variance")
-    return v
+    return check_choice(variance, _VARIANCES, "variance", fold=True)
 
 
 def _mean_parts(stats: PPIStats, tuned: bool, variance: str = "plugin"):
