@@ -74,6 +74,55 @@ def test_blocked_path_coverage_full(p_a, p_b):
     assert binomtest(hits, reps, 0.95, alternative="less").pvalue > 0.01
 
 
+# ------------------------------------- blocked pairs of fractional costs (v2: both groups)
+_LEVELS = np.array([0.0, 0.25, 0.5, 0.75, 1.0])
+
+
+def _levels(rng, n, p):
+    return GroupStats.from_costs(rng.choice(_LEVELS, n, p=p))
+
+
+@pytest.mark.parametrize("n_a,n_b", [(30_000, 30_000), (25_000, 60_000)])
+def test_pair_blocks_close_to_per_example_interval(monkeypatch, n_a, n_b):
+    # few cost levels: the blocked pair capital (bets, centre and factor choice constant
+    # over blocks) against the per-example one
+    rng = np.random.default_rng(1)
+    a = _levels(rng, n_a, [0.7, 0.1, 0.1, 0.05, 0.05])
+    b = _levels(rng, n_b, [0.75, 0.1, 0.08, 0.04, 0.03])
+    fast = difference_interval(a, b, method="betting")
+    slow = _per_example(monkeypatch, difference_interval, a, b, method="betting")
+    width = slow[1] - slow[0]
+    assert abs(fast[0] - slow[0]) < 0.02 * width
+    assert abs(fast[1] - slow[1]) < 0.02 * width
+
+
+def test_pair_block_summary_needs_long_few_valued_sequences():
+    n = bb.MIN_LENGTH
+    rng = np.random.default_rng(2)
+    u, v = rng.choice(_LEVELS, n), rng.choice(_LEVELS, n)
+    lam, center, both = np.ones(n), np.full(n, 0.5), np.arange(n) > 3
+    summary = bb.pair_block_summary(u, v, (1 + u - v) / 2, lam, center, both)
+    assert summary is not None and summary[-1] == 4  # four singleton blocks bet on u - v
+    assert summary[1].sum() == 4 and summary[3].sum() == summary[5].sum() == n - 4
+    assert bb.pair_block_summary(u[:100], v[:100], u[:100], lam[:100], center[:100],
+                                 both[:100]) is None
+    w = rng.random(n)
+    assert bb.pair_block_summary(w, v, (1 + w - v) / 2, lam, center, both) is None
+
+
+def test_pair_blocks_coverage():
+    # long few-valued fractional costs with a gap: the blocked pair path covers it
+    reps, hits = 20, 0
+    rng = np.random.default_rng(9)
+    pa, pb = [0.7, 0.1, 0.1, 0.05, 0.05], [0.75, 0.1, 0.08, 0.04, 0.03]
+    truth = float(_LEVELS @ pa - _LEVELS @ pb)
+    for _ in range(reps):
+        lo, hi = difference_interval(_levels(rng, 25_000, pa), _levels(rng, 25_000, pb),
+                                     method="betting")
+        hits += lo <= truth <= hi
+    assert binomtest(hits, reps, 0.95, alternative="less").pvalue > 0.01
+
+
 # ------------------------------------------------------------ 0/1 sequences from counts
 
 def test_counts_path_chosen_by_size_only():

@@ -16,6 +16,11 @@ blocks and later blocks grow with ``t`` (a block starting at ``t`` holds about `
 examples), so the bets adapt as quickly as the per-example ones where it matters and the
 intervals agree to a small fraction of their width.
 
+Blocked pairs of fractional costs that bet on both groups (v2, ``betting._pair_final_capital``)
+are summarised the same way: the log of their factor is a sum of a term in A's cost and a
+term in B's, so a block needs the counts of each group's distinct costs, with the bet, the
+centre and the choice of factor taken at the block's first pair (:func:`pair_block_summary`).
+
 Written by hand because it is the hot path of every default audit and no library offers a
 betting capital, let alone a blocked one.
 """
@@ -201,6 +206,120 @@ def stacked_final_capital(
     return _capital_on_blocks(values, counts, block_lam, truncation, stop=stop)
 
 
+# ------------------------------------------------ blocked pairs betting on both groups
+def _counts(x: np.ndarray, block_of: np.ndarray, n_blocks: int
+            ) -> tuple[np.ndarray, np.ndarray] | None:
+    """Distinct values of ``x`` and ``counts[b, v]`` per block, or ``None`` if many."""
+    if x.size == 0:
+        return np.zeros(0), np.zeros((n_blocks, 0))
+    found = _few_values(x)
+    if found is None:
+        return None
+    values, inverse = found
+    counts = np.bincount(block_of * values.size + inverse.ravel(),
+                         minlength=n_blocks * values.size).reshape(n_blocks, values.size)
+    return values, counts.astype(float)
+
+
+def pair_block_summary(
+    u: np.ndarray, v: np.ndarray, y: np.ndarray, lam: np.ndarray, center: np.ndarray,
+    both: np.ndarray,
+) -> tuple | None:
+    """Per-block summary of one arrangement of blocked pairs, else ``None``.
+
+    ``u`` and ``v`` are the two groups' costs in each pair (in ``[0, 1]``), ``y = (1 + u -
+    v) / 2``, ``lam`` the untruncated bets on the difference, ``center`` the predictable
+    estimate of the mean of ``(u + v) / 2`` and ``both`` whether a step bets on the two groups
+    separately (``False`` for a prefix, then ``True``).  Blocks take ``lam``, ``center`` and
+    ``both`` from their first step, so every choice stays predictable.  Blocks before the
+    first that bets on both groups are summarised by counts of ``y``, the others by counts of
+    ``u`` and of ``v``; ``None`` when the sequence is short or one of these takes many values.
+
+    Returns
+    -------
+    tuple or None
+        ``(y values, y counts, u values, u counts, v values, v counts, block bets,
+        block centres, b0)``: counts are ``(blocks, values)``, and the first ``b0`` blocks
+        bet on the difference.
+
+    Examples
+    --------
+    >>> n = MIN_LENGTH
+    >>> u = np.tile([0.0, 0.5], n // 2)
+    >>> v = np.tile([0.25, 0.25, 1.0, 0.0], n // 4)
+    >>> both = np.arange(n) > 0  # from the second pair on
+    >>> s = pair_block_summary(u, v, (1 + u - v) / 2, np.ones(n), np.full(n, 0.3), both)
+    >>> s[0].tolist(), s[2].tolist(), s[4].tolist(), s[-1]
+    ([0.375], [0.0, 0.5], [0.0, 0.25, 1.0], 1)
+    """
+    n = y.size
+    if n < MIN_LENGTH:
+        return None
+    starts = block_starts(n)
+    n_blocks = starts.size
+    block_of = np.repeat(np.arange(n_blocks), np.diff(np.append(starts, n)))
+    b0 = int(np.count_nonzero(~both[starts]))  # blocks betting on the difference
+    t0 = int(starts[b0]) if b0 < n_blocks else n
+    cy = _counts(y[:t0], block_of[:t0], n_blocks)
+    cu = _counts(u[t0:], block_of[t0:], n_blocks)
+    cv = _counts(v[t0:], block_of[t0:], n_blocks)
+    if cy is None or cu is None or cv is None:
+        return None
+    return (*cy, *cu, *cv, lam[starts], center[starts], b0)
+
+
+def _merge(parts: list[tuple[np.ndarray, np.ndarray]]) -> tuple[np.ndarray, np.ndarray]:
+    """Stack per-arrangement ``(values, counts)`` on the union of their values."""
+    values = np.unique(np.concatenate([v for v, _ in parts]))
+    counts = np.zeros((len(parts), parts[0][1].shape[0], values.size))
+    for j, (v, c) in enumerate(parts):
+        counts[j][:, np.searchsorted(values, v)] = c
+    return values, counts
+
+
+def stacked_pair_capital(
+    summaries: list[tuple], truncation: float, pair_truncation: float, stop: float,
+) -> Callable[[np.ndarray, bool], np.ndarray]:
+    """``capital(grid, upper)`` of :func:`pair_block_summary` results: averaged e-values.
+
+    The capital of each arrangement is stopped at level ``exp(stop)`` and the results are
+    averaged (:func:`stopped_mean`).  A block that bets on the difference uses the factor
+    ``1 + lam_Y (y - m)`` with ``lam_Y = min(2 lam, truncation / m)``; one that bets on both
+    groups, ``(1 + lam (p - m)) (1 + lam (r - m))`` with ``p = u - s + 1/2``,
+    ``r = 1/2 + s - v`` and ``lam = min(lam, pair_truncation / (m + |s - 1/2|))``
+    (``betting._pair_final_capital`` explains both; ``upper=True`` mirrors them).
+    """
+    vy, cy = _merge([(s[0], s[1]) for s in summaries])
+    vu, cu = _merge([(s[2], s[3]) for s in summaries])
+    vv, cv = _merge([(s[4], s[5]) for s in summaries])
+    lam = np.stack([s[6] for s in summaries])[:, :, None]
+    center = np.stack([s[7] for s in summaries])[:, :, None]
+    shift = np.abs(center - 0.5)
+    head = max(s[8] for s in summaries)  # blocks that may bet on the difference
+
+    def capital(grid: np.ndarray, upper: bool) -> np.ndarray:
+        grid = np.atleast_1d(np.asarray(grid, dtype=float))
+        mm = 1.0 - grid if upper else grid
+        sign = -1.0 if upper else 1.0
+        logk = np.zeros((lam.shape[0], lam.shape[1], grid.size))
+        if head:
+            with np.errstate(divide="ignore"):
+                cap = truncation / mm
+            bets = sign * np.minimum(2.0 * lam[:, :head], cap)
+            for j, val in enumerate(vy):
+                logk[:, :head] += cy[:, :head, j, None] * np.log1p(bets * (val - grid))
+        bets = sign / np.maximum((mm + shift) / pair_truncation, 1.0 / lam)
+        for j, val in enumerate(vu):
+            logk += cu[:, :, j, None] * np.log1p(bets * (val + 0.5 - center - grid))
+        for j, val in enumerate(vv):
+            logk += cv[:, :, j, None] * np.log1p(bets * (0.5 + center - val - grid))
+        np.cumsum(logk, axis=1, out=logk)
+        best = np.maximum(logk.max(axis=1), 0.0)
+        return stopped_mean(logk[:, -1], best, stop)
+
+    return capital
+
+
 # ------------------------------------------------------------- 0/1 sequences from counts
 #: ``method="betting"`` computes per-group intervals from counts alone (no sequence in
 #: memory) when both groups hold 0/1 costs and the smaller one has at least this many.
@@ -336,4 +455,5 @@ def binary_capital(
 
 __all__ = ["COUNTS_ABOVE", "GROWTH", "MAX_VALUES", "MIN_LENGTH", "SINGLETONS", "binary_capital",
            "block_starts", "block_summary", "blocked_capital", "hypergeometric",
-           "ones_per_block", "stacked_final_capital", "stopped_mean"]
+           "ones_per_block", "pair_block_summary", "stacked_final_capital",
+           "stacked_pair_capital", "stopped_mean"]
