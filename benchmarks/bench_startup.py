@@ -1,6 +1,7 @@
 """Whole-process start-up: the fairbound command line next to a bare DuckDB query process.
 
-Times, as separate processes (median of ``--repeats`` runs after one warm-up each):
+Times, as separate processes (median of ``--repeats`` rounds after one warm-up each; each
+round runs every command once, in turn):
 
 * ``fairbound --help`` and ``fairbound --version``;
 * ``fairbound audit`` of a 2,000-row CSV (binary label and prediction, two groups, the
@@ -12,9 +13,16 @@ and prints each fairbound time with its ratio to the bare process.  It asserts n
 about time (machines differ); the targets of issue 13 are ``--help`` <= 0.3 s and the
 2,000-row audit <= 1.5x the bare process.
 
+Every process runs from compiled bytecode, as an installed package does: bytecode is
+written to (and read from) a temporary ``PYTHONPYCACHEPREFIX`` during the warm-up runs,
+whatever ``PYTHONDONTWRITEBYTECODE`` says (with it set and no cache, every run would compile
+fairbound from source, which an install does once).  ``--as-is`` keeps the environment's
+setting instead.  The script also names the heavy packages the audit process loads (scipy,
+pydantic, pyarrow, pandas), none of which a 2,000-row audit needs.
+
 Usage::
 
-    python benchmarks/bench_startup.py [--rows 2000] [--repeats 5]
+    python benchmarks/bench_startup.py [--rows 2000] [--repeats 5] [--as-is]
 """
 
 from __future__ import annotations
@@ -51,44 +59,76 @@ def write_csv(path: Path, rows: int, seed: int = 0) -> None:
             w.writerow([g, y, p])
 
 
-def timed(cmd: list[str], repeats: int) -> float:
-    """Median wall time of ``cmd`` over ``repeats`` runs (one untimed warm-up first)."""
+def environment(pycache: Path | None) -> dict[str, str]:
+    """The processes' environment: warnings off, bytecode cached under ``pycache``."""
     env = dict(os.environ, PYTHONWARNINGS="ignore")
-    subprocess.run(cmd, check=True, capture_output=True, env=env)
-    times = []
-    for _ in range(repeats):
-        t0 = time.perf_counter()
+    if pycache is not None:
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
+        env["PYTHONPYCACHEPREFIX"] = str(pycache)
+    return env
+
+
+def heavy_modules(cmd_args: list[str], env: dict[str, str]) -> list[str]:
+    """Which of scipy, pydantic, pyarrow, pandas a ``fairbound`` command line loads."""
+    code = ("import contextlib, io, sys\nfrom fairbound.cli import main\n"
+            "with contextlib.redirect_stdout(io.StringIO()):\n"
+            f"    main({cmd_args!r})\n"
+            "print(' '.join(sorted({m.split('.')[0] for m in sys.modules})))")
+    out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True,
+                         text=True, env=env).stdout.split()
+    return [m for m in ("scipy", "pydantic", "pyarrow", "pandas") if m in out]
+
+
+def timed(cmds: list[list[str]], repeats: int, env: dict[str, str]) -> list[float]:
+    """Median wall time of each command over ``repeats`` rounds.
+
+    One untimed warm-up of each first; then every round runs each command once, in turn,
+    so that a change in the machine's load falls on all of them alike.
+    """
+    for cmd in cmds:
         subprocess.run(cmd, check=True, capture_output=True, env=env)
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times)
+    times: list[list[float]] = [[] for _ in cmds]
+    for _ in range(repeats):
+        for cmd, got in zip(cmds, times, strict=True):
+            t0 = time.perf_counter()
+            subprocess.run(cmd, check=True, capture_output=True, env=env)
+            got.append(time.perf_counter() - t0)
+    return [statistics.median(t) for t in times]
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--rows", type=int, default=2000)
     ap.add_argument("--repeats", type=int, default=5)
+    ap.add_argument("--as-is", action="store_true",
+                    help="keep the environment's bytecode setting (no temporary cache)")
     args = ap.parse_args()
     fb = fairbound_command()
     with tempfile.TemporaryDirectory() as tmp:
+        env = environment(None if args.as_is else Path(tmp) / "pycache")
         data = Path(tmp) / "preds.csv"
         write_csv(data, args.rows)
         bare_cmd = [sys.executable, "-c",
                     "import duckdb; duckdb.sql(\"select count(*) from read_csv("
                     f"'{data.as_posix()}')\").fetchall()"]
+        audit_args = ["audit", str(data), "--group", "g", "--label", "y", "--prediction",
+                      "p", "--format", "json"]
         cases = [
             ("fairbound --help", fb + ["--help"]),
             ("fairbound --version", fb + ["--version"]),
-            (f"fairbound audit ({args.rows:,} rows)",
-             fb + ["audit", str(data), "--group", "g", "--label", "y", "--prediction", "p",
-                   "--format", "json"]),
+            (f"fairbound audit ({args.rows:,} rows)", fb + audit_args),
         ]
-        bare = timed(bare_cmd, args.repeats)
+        bare, *times = timed([bare_cmd] + [cmd for _, cmd in cases], args.repeats, env)
+        load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
         print(f"python {platform.python_version()} on {platform.machine()}, "
-              f"{os.cpu_count()} cores; median of {args.repeats} runs")
+              f"{os.cpu_count()} cores, load average {load:.1f}; median of {args.repeats} "
+              f"runs; {'bytecode as the environment says' if args.as_is else 'from bytecode'}")
         print(f"{'bare duckdb query process':<34} {bare:7.3f} s   1.00x")
-        for name, cmd in cases:
-            t = timed(cmd, args.repeats)
+        for (name, _), t in zip(cases, times, strict=True):
             print(f"{name:<34} {t:7.3f} s  {t / bare:5.2f}x")
+        heavy = heavy_modules(audit_args, env)
+        print(f"the audit process loads: {', '.join(heavy) if heavy else 'none of'} "
+              f"{'' if heavy else 'scipy, pydantic, pyarrow, pandas'}".rstrip())
 
 
 if __name__ == "__main__":

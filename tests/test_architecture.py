@@ -215,8 +215,7 @@ def test_cli_starts_without_scipy_pandas_matplotlib(argv):
 #: Modules on an audit's import path that still import scipy when they are imported; each
 #: puts scipy.special's import (a large part of a small audit's start-up) into every audit.
 #: The exact method itself imports scipy only for the tail bound of groups above 10,000.
-SCIPY_AT_IMPORT_EXCEPTIONS = {"fairbound.stats.bootstrap", "fairbound.stats.intervals",
-                              "fairbound.stats.welch"}
+SCIPY_AT_IMPORT_EXCEPTIONS: set[str] = set()
 
 
 def _imports_scipy_at_import(module: str) -> bool:

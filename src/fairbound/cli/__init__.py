@@ -5,8 +5,11 @@ sub-apps; the code a command drives lives in the library (``fairbound.audit``,
 ``fairbound.planning``, ``fairbound.evaluation``, ...), and nothing in the library imports
 this package.  Command modules import heavy things (pandas, scipy, matplotlib, the audit,
 the engines) inside the command functions, so that ``fairbound --help`` and
-``fairbound --version`` start at once.  :func:`main` turns every user error into one line
-on standard error and exit status 2.
+``fairbound --version`` start at once.  A command line that names a command builds only
+that command (:func:`_app_for`), and plain option values (text, decimal numbers, lists of
+text) are converted without typer's pydantic adapters (:class:`_PlainValues`), so that a
+command such as ``fairbound audit`` starts without importing pydantic.  :func:`main` turns
+every user error into one line on standard error and exit status 2.
 
 Two things hold for every command, whoever wrote it:
 
@@ -21,12 +24,15 @@ Two things hold for every command, whoever wrote it:
 from __future__ import annotations
 
 import contextlib
+import copy
 import importlib
+import re
 import sys
 import warnings
+from pathlib import Path
 
 import typer
-from typer.core import TyperGroup
+from typer.core import TyperCommand, TyperGroup
 
 from fairbound.errors import FairboundError, MissingDependencyError
 
@@ -85,6 +91,83 @@ def tidy_warnings(*, err: bool = True):
         yield
 
 
+_WHOLE = re.compile(r"-?(0|[1-9][0-9]{0,17})")
+_DECIMAL = re.compile(r"-?(0|[1-9][0-9]{0,17})(\.[0-9]{1,17})?")
+
+
+class _PlainValues:
+    """Coerce a parameter's value the way typer would, without pydantic, where that is plain.
+
+    typer (0.2x) converts every parameter's value with a pydantic ``TypeAdapter`` built the
+    first time the parameter is parsed; importing pydantic and building the adapters is a
+    large part of a command's start-up.  Text, plain decimal numbers (``0.95``, ``-3``) and
+    lists of text come out of the adapter unchanged or through ``int`` / ``float``, so they
+    are converted here to the same values; anything else (paths, choices, ``1e-3``, a value
+    typer would refuse) goes to typer's own coercion, which then keeps the parameter.
+    """
+
+    def __init__(self, annotation, fallback):
+        self.annotation = annotation
+        self.fallback = fallback
+
+    def coerce(self, value, param, ctx):
+        multi = param.multiple or param.nargs == -1
+        if value is None:
+            return () if multi else None
+        out = self._plain(value)
+        if out is not None:
+            return out
+        real = self.fallback(param.type_descriptor)
+        param._runtime_param = real
+        return real.coerce(value, param=param, ctx=ctx)
+
+    def _plain(self, value):
+        ann = self.annotation
+        if ann == list[str]:
+            if isinstance(value, list | tuple) and all(type(v) is str for v in value):
+                return list(value)
+            return None
+        if type(value) is ann:
+            return value
+        if type(value) is not str:
+            return None
+        if ann is int and _WHOLE.fullmatch(value):
+            return int(value)
+        if ann is float and _DECIMAL.fullmatch(value):
+            return float(value)
+        return None
+
+
+def _plain_values(params) -> None:
+    """Install :class:`_PlainValues` on the parameters in ``params`` where it applies."""
+    try:
+        from typer._coercion import build_runtime_param
+    except ImportError:  # another typer: its own coercion throughout
+        return
+    for p in params:
+        desc = getattr(p, "type_descriptor", None)
+        if desc is None or getattr(p, "_runtime_param", False) is not None:
+            continue
+        ann, info = desc.annotation, desc.parameter_info
+        if (ann not in (str, int, float, bool, Path, list[str])
+                or getattr(desc, "file_annotation", None) is not None):
+            continue
+        if (getattr(info, "parser", None) is not None
+                or getattr(info, "click_type", None) is not None
+                or getattr(info, "min", None) is not None
+                or getattr(info, "max", None) is not None or getattr(info, "clamp", False)):
+            continue
+        p._runtime_param = _PlainValues(ann, build_runtime_param)
+
+
+class _FairboundCommand(TyperCommand):
+    """A command whose plain parameter values are converted without pydantic."""
+
+    def parse_args(self, ctx, args):
+        _plain_values(self.get_params(ctx))
+        return super().parse_args(ctx, args)
+
+
 class _FairboundGroup(TyperGroup):
     """The top-level group: harmonised option spellings and tidy warnings for every command."""
 
@@ -93,6 +176,10 @@ class _FairboundGroup(TyperGroup):
         if cmd is not None:
             harmonise_options(cmd)
         return cmd
+
+    def parse_args(self, ctx, args):
+        _plain_values(self.get_params(ctx))
+        return super().parse_args(ctx, args)
 
     def invoke(self, ctx):
         with tidy_warnings():
@@ -123,6 +210,7 @@ _PLUGINS = (
     "fairbound.cli.report",
     "fairbound.cli.examples",
     "fairbound.cli.ppi",
+    "fairbound.cli.sample",
 )
 
 
@@ -135,6 +223,9 @@ def _register_plugins() -> None:
                 continue  # that part of fairbound is not present
             raise
         module.register(app)
+    for info in app.registered_commands:
+        if info.cls is TyperCommand:  # typer's default
+            info.cls = _FairboundCommand
 
 
 def _version(value: bool) -> None:
@@ -159,6 +250,25 @@ def _root(
 _register_plugins()
 
 
+def _app_for(argv: list[str]) -> typer.Typer:
+    """The app with only the command that ``argv`` starts with (the whole app otherwise).
+
+    typer builds the click object of every command (reading each function's signature)
+    whenever the app runs; a command line that names one command needs only that one.
+    Sub-groups, options before the command and unknown names get the whole app.
+    """
+    if not argv or argv[0].startswith("-"):
+        return app
+    chosen = [c for c in app.registered_commands if c.name == argv[0]]
+    if len(chosen) != 1 or any(isinstance(g.name, str) and g.name == argv[0]
+                               for g in app.registered_groups):
+        return app
+    narrow = copy.copy(app)
+    narrow.registered_commands = chosen
+    narrow.registered_groups = []
+    return narrow
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point: run the app; every user error is one line on stderr and exit status 2.
 
@@ -167,7 +277,9 @@ def main(argv: list[str] | None = None) -> int:
     pointer to ``--help``, also with status 2.
     """
     try:
-        result = app(args=argv, standalone_mode=False, prog_name="fairbound")
+        command_line = sys.argv[1:] if argv is None else list(argv)
+        result = _app_for(command_line)(args=argv, standalone_mode=False,
+                                        prog_name="fairbound")
     except SystemExit as exc:
         code = exc.code
         return code if isinstance(code, int) else (0 if code is None else 1)

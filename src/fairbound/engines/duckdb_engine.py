@@ -705,10 +705,43 @@ def check_types(con, plan: Plan, columns: dict[str, str], source: str) -> None:
                                  "true/false condition", param="where")
 
 
+#: Result column types whose values DuckDB's ``fetchall`` gives exactly as Arrow's
+#: ``to_pylist`` does (numbers, booleans, text); other results go through Arrow.
+_PLAIN_RESULT = frozenset({"BOOLEAN", "TINYINT", "SMALLINT", "INTEGER", "BIGINT", "UTINYINT",
+                           "USMALLINT", "UINTEGER", "UBIGINT", "DOUBLE", "VARCHAR"})
+
+
 def _fetch_dicts(con, query: str, params=None) -> tuple[list[dict], int]:
-    """Rows of a small result as dicts, and their size in bytes as Arrow."""
-    table = con.sql(query, params=params or None).to_arrow_table()
-    return table.to_pylist(), int(table.nbytes)
+    """Rows of a small result as dicts, and their size in bytes (:func:`_collected_size`).
+
+    A result of plain columns (the statistics of a confusion-matrix audit) is fetched
+    directly, without importing pyarrow; others (lists of cost values, dates, decimals)
+    through Arrow, whose Python values they keep.
+    """
+    rel = con.sql(query, params=params or None)
+    if all(str(t).upper() in _PLAIN_RESULT for t in rel.types):
+        names = list(rel.columns)
+        rows = [dict(zip(names, r, strict=True)) for r in rel.fetchall()]
+    else:
+        rows = rel.to_arrow_table().to_pylist()
+    return rows, _collected_size(rows)
+
+
+def _collected_size(rows: list[dict]) -> int:
+    """Bytes that crossed to Python: 8 a number (or missing value), the UTF-8 text of strings.
+
+    The same count as the Spark engine's; lists count their items.
+    """
+    def size(v) -> int:
+        if isinstance(v, str):
+            return len(v.encode())
+        if isinstance(v, bytes):
+            return len(v)
+        if isinstance(v, list | tuple):
+            return sum(size(x) for x in v)
+        return 8
+
+    return sum(size(v) for r in rows for v in r.values())
 
 
 def aggregate_duckdb(data, spec: AggregateSpec) -> Aggregates:

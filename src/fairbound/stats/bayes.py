@@ -23,7 +23,6 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import special
 
 from fairbound.errors import FairboundError
 from fairbound.stats.base import (
@@ -108,6 +107,8 @@ class BetaDifferencePosterior:
         The narrower of the two posteriors is integrated out through its quantile function
         (``u`` uniform on (0, 1)), which leaves a smooth integrand.
         """
+        from scipy import special  # here, not at import: the default audit never needs it
+
         x = np.asarray(d, dtype=float) / self.cost_max
         flat = np.clip(np.atleast_1d(x), -1.0, 1.0)[:, None]
         aa, ba, ab, bb = self.alpha_a, self.beta_a, self.alpha_b, self.beta_b

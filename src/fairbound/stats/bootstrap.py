@@ -34,7 +34,6 @@ from dataclasses import dataclass, field, replace
 from typing import Literal
 
 import numpy as np
-from scipy.special import ndtr, ndtri
 
 from fairbound._validate import check_choice, check_int
 from fairbound.errors import FairboundError
@@ -115,6 +114,8 @@ def _interval_levels(
     acceleration: np.ndarray | None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Lower and upper quantile levels of the bootstrap distribution for each column."""
+    from scipy.special import ndtr, ndtri
+
     J = dist.shape[1]
     if kind == "percentile":
         return np.full(J, alpha / 2.0), np.full(J, 1.0 - alpha / 2.0)

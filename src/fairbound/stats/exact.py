@@ -54,6 +54,14 @@ there a 0.3 se scan found nothing further out: ``benchmarks/exact_checks.py scan
 0.02 se otherwise, and restarts from any accepted value it finds; the hull of what it
 finds is reported.
 
+Without scipy.  Groups of up to 10,000 examples are handled without importing scipy (whose
+``scipy.special`` import costs more than a small audit's intervals): normal quantiles come
+from :class:`statistics.NormalDist`, log binomial coefficients from :func:`math.lgamma`,
+and Clopper-Pearson bounds from Newton's method on the binomial tail; they agree with
+``scipy.special`` within the tolerances ``tests/stats/test_exact.py`` checks.  The tail
+bound and the Clopper-Pearson bounds of larger groups import ``scipy.special`` when first
+needed.
+
 Large counts.  Testing exactly costs time growing like the standard deviations of the
 counts, so each simple null ``(d, nu)`` whose binomial variances ``n p (1 - p)`` both stay
 within :data:`EXACT_VARIANCE` is tested exactly as above, and any other one with the
@@ -120,10 +128,11 @@ tsmethod="square")``, the same test without the Berger-Boos restriction) give
 
 from __future__ import annotations
 
+import functools
 import math
+from statistics import NormalDist
 
 import numpy as np
-from scipy import special
 
 from fairbound.errors import FairboundError
 from fairbound.stats.base import (
@@ -234,14 +243,133 @@ def _window(n: int, plo: float, phi: float, tail_log: float = _TAIL_LOG) -> tupl
     return max(0, math.floor(n * plo - r)), min(n, math.ceil(n * phi + r))
 
 
+# scipy.special is imported only where a large group needs it (the tail bound, and the
+# Clopper-Pearson bounds of groups above _NATIVE_CP): a small audit runs without scipy.
+_NORMAL = NormalDist()
+#: Groups up to this size get their Clopper-Pearson bounds without scipy.
+_NATIVE_CP = 10_000
+
+
+def _ndtri(q: float) -> float:
+    """Standard normal quantile (``scipy.special.ndtri``), ``+-inf`` at 1 and 0."""
+    if q >= 1.0:
+        return math.inf
+    if q <= 0.0:
+        return -math.inf
+    return _NORMAL.inv_cdf(q)
+
+
+@functools.lru_cache(maxsize=4096)
 def _clopper_pearson(k: int, n: int, miss: float) -> tuple[float, float]:
-    lo = 0.0 if k == 0 else float(special.betaincinv(k, n - k + 1, miss / 2.0))
-    hi = 1.0 if k == n else float(special.betaincinv(k + 1, n - k, 1.0 - miss / 2.0))
+    """Clopper-Pearson interval for ``k`` of ``n`` missing with probability ``miss``."""
+    if n > _NATIVE_CP:
+        from scipy import special
+
+        lo = 0.0 if k == 0 else float(special.betaincinv(k, n - k + 1, miss / 2.0))
+        hi = 1.0 if k == n else float(special.betaincinv(k + 1, n - k, 1.0 - miss / 2.0))
+        return lo, hi
+    lo = 0.0 if k == 0 else _binomial_rate(k, n, miss / 2.0, upper=True)
+    hi = 1.0 if k == n else _binomial_rate(k, n, miss / 2.0, upper=False)
     return lo, hi
 
 
+def _binomial_rate(k: int, n: int, q: float, *, upper: bool) -> float:
+    """The rate ``p`` with ``P(X >= k) = q`` (``upper``) or ``P(X <= k) = q``, ``X ~ Bin(n, p)``.
+
+    The lower (``upper=True``) and upper Clopper-Pearson bounds: ``betaincinv(k, n - k + 1,
+    q)`` and ``betaincinv(k + 1, n - k, 1 - q)``.  The tail is ``pmf(k)`` times a sum of
+    ratios ``pmf(j) / pmf(k)`` (cumulated logarithms of one-step ratios), with ``log C(n,
+    k)`` summed exactly (``math.fsum``); Newton's method on ``log P - log q`` (the tail's
+    derivative in ``p`` is a multiple of ``pmf(k)``) inside a bisection bracket, to a
+    relative step of ``1e-15``.
+    """
+    m = min(k, n - k)
+    log_ck = math.fsum(math.log((n - m + i) / i) for i in range(1, m + 1))
+    if upper:   # j = k, k + 1, ..., n: pmf(j + 1) / pmf(j) = (n - j) / (j + 1) * p / (1 - p)
+        j = np.arange(k, n, dtype=float)
+        steps = np.log((n - j) / (j + 1.0))
+    else:       # j = k, k - 1, ..., 0: pmf(j - 1) / pmf(j) = j / (n - j + 1) * (1 - p) / p
+        j = np.arange(k, 0, -1, dtype=float)
+        steps = np.log(j / (n - j + 1.0))
+    base = np.concatenate([[0.0], np.cumsum(steps)])
+    count = np.arange(base.size, dtype=float)
+    sign = 1.0 if upper else -1.0
+    log_q = math.log(q)
+
+    def g(p):
+        # log(tail / q) at p and its derivative in p
+        odds = math.log(p) - math.log1p(-p)
+        lr = base + count * (sign * odds)
+        top = float(lr.max())
+        log_sum = top + math.log(float(np.exp(lr - top).sum()))
+        log_pk = log_ck + k * math.log(p) + (n - k) * math.log1p(-p)
+        slope = (k / p if upper else -(n - k) / (1.0 - p)) * math.exp(-log_sum)
+        return log_pk + log_sum - log_q, slope
+
+    # start from the normal approximation (Wilson score bound, continuity-corrected)
+    z = _ndtri(1.0 - q) * (-1.0 if upper else 1.0)
+    c = k + (-0.5 if upper else 0.5)
+    p = (c + z * z / 2.0 + z * math.sqrt(max(c - c * c / n, 0.0) + z * z / 4.0)) / (n + z * z)
+    p = min(max(p, 1e-300), 1.0 - 1e-16)
+    lo, hi = 0.0, 1.0
+    for _ in range(200):
+        val, slope = g(p)
+        if val == 0.0:
+            return p
+        # the tail grows with p for upper=True and shrinks otherwise
+        if (val > 0.0) == upper:
+            hi = p
+        else:
+            lo = p
+        new = p - val / slope if slope != 0.0 and math.isfinite(slope) else math.nan
+        if not lo < new < hi:
+            new = 0.5 * (lo + hi)
+        if abs(new - p) <= 1e-15 * p:
+            return new
+        p = new
+    return p
+
+
 def _log_comb(n: int, ks: np.ndarray) -> np.ndarray:
-    return special.gammaln(n + 1.0) - special.gammaln(ks + 1.0) - special.gammaln(n - ks + 1.0)
+    """``log C(n, k)`` for every ``k`` in ``ks`` (no scipy).
+
+    ``lgamma(n + 1) - lgamma(k + 1) - lgamma(n - k + 1)``, each term from
+    :func:`_log_factorial`.
+    """
+    ks = np.asarray(ks, dtype=float)
+    return _log_factorial(np.float64(n)) - _log_factorial(ks) - _log_factorial(n - ks)
+
+
+#: Counts up to this have their log factorial in a table (``math.lgamma``, built as needed).
+_FACTORIAL_TABLE = 1 << 17
+_LOG_FACTORIALS = np.zeros(1)
+_HALF_LOG_2PI = 0.5 * math.log(2.0 * math.pi)
+
+
+def _log_factorial(k) -> np.ndarray:
+    """``log k! = lgamma(k + 1)`` for whole numbers ``k >= 0`` (array or number).
+
+    Up to :data:`_FACTORIAL_TABLE` from a cached table of ``math.lgamma`` values (grown by
+    doubling as larger counts come); above it Stirling's series ``(x - 1/2) log x - x +
+    log(2 pi) / 2 + 1 / (12 x) - 1 / (360 x^3)`` at ``x = k + 1``, whose next term is below
+    ``1e-38`` there, far under the rounding of the result.
+    """
+    global _LOG_FACTORIALS
+    k = np.asarray(k, dtype=float)
+    top = float(np.max(k)) if k.size else 0.0
+    need = int(min(top, _FACTORIAL_TABLE))
+    have = _LOG_FACTORIALS.size
+    if have <= need:
+        size = min(max(2 * have, need + 1, 1024), _FACTORIAL_TABLE + 1)
+        lg = math.lgamma
+        more = np.array([lg(i + 1.0) for i in range(have, size)], dtype=float)
+        _LOG_FACTORIALS = np.concatenate([_LOG_FACTORIALS, more])
+    if top <= _FACTORIAL_TABLE:
+        return _LOG_FACTORIALS[k.astype(np.int64)]
+    small = k <= _FACTORIAL_TABLE
+    x = np.where(small, 1.0, k + 1.0)
+    big = (x - 0.5) * np.log(x) - x + _HALF_LOG_2PI + 1.0 / (12.0 * x) - 1.0 / (360.0 * x**3)
+    return np.where(small, _LOG_FACTORIALS[np.where(small, k, 0.0).astype(np.int64)], big)
 
 
 def _binom_pmf(ks: np.ndarray, logc: np.ndarray, p: np.ndarray) -> np.ndarray:
@@ -254,6 +382,12 @@ def _binom_pmf(ks: np.ndarray, logc: np.ndarray, p: np.ndarray) -> np.ndarray:
     out = np.stack([np.log(p), np.log1p(-p)], axis=-1) @ ks
     out += logc
     return np.exp(out, out=out)
+
+
+def _distinct(a: np.ndarray) -> np.ndarray:
+    """Sorted distinct values of ``a`` (``np.unique``, which would import ``numpy.ma``)."""
+    a = np.sort(np.asarray(a).ravel())
+    return a[np.concatenate([[True], a[1:] != a[:-1]])] if a.size else a
 
 
 def _cheap_rate(n: int) -> float:
@@ -442,13 +576,14 @@ class _ExactBatch:
         lo, hi = (self.lo, self.hi) if rows is None else (self.lo[rows], self.hi[rows])
         m, k = nu.shape
         wy = self.ys.size
-        cz = np.zeros((m, k, wy + 1))
-        np.cumsum(pb_, axis=-1, out=cz[..., 1:])
+        # the cumulated pmf of B with the nuisance values innermost, so that each column's
+        # two ends are read as contiguous rows of k values
+        cz = np.zeros((m, wy + 1, k))
+        np.cumsum(pb_.transpose(0, 2, 1), axis=1, out=cz[:, 1:, :])
         lo = np.minimum(np.maximum(lo, 0), wy)
         hi = np.maximum(np.minimum(np.maximum(hi + 1, 0), wy), lo)
-        base = (np.arange(m * k) * (wy + 1)).reshape(m, k, 1)
-        flat = cz.reshape(-1)
-        inside = flat.take(base + hi[:, None, :]) - flat.take(base + lo[:, None, :])
+        r = np.arange(m)[:, None]
+        inside = np.ascontiguousarray((cz[r, hi] - cz[r, lo]).transpose(0, 2, 1))
         return 1.0 - np.einsum("mkx,mkx->mk", pa_, inside)
 
     def grid(self, spacing: float = _SPACING) -> np.ndarray:
@@ -592,6 +727,8 @@ def bound_tail(n_a, n_b, p_a, p_b, delta, s):
     >>> round(float(bound_tail(10_000, 10_000, 0.15, 0.10, 0.05, 1.96 * sd)), 4)
     0.0686
     """
+    from scipy import special  # only the tail bound of large groups needs scipy
+
     pa, pb = np.asarray(p_a, float), np.asarray(p_b, float)
     n_a, n_b = np.asarray(n_a, float), np.asarray(n_b, float)
     va, vb = pa * (1 - pa), pb * (1 - pb)
@@ -740,7 +877,7 @@ def _smooth(k: int, n: int) -> float:
 
 
 def _z_of_p(p):
-    return float(special.ndtri(1.0 - 0.5 * min(max(p, 1e-300), 1.0 - 1e-16)))
+    return _ndtri(1.0 - 0.5 * min(max(p, 1e-300), 1.0 - 1e-16))
 
 
 class _End:
@@ -796,7 +933,7 @@ def _search(tab: _Table, alpha: float, tol: float = 1e-3) -> tuple[float, float]
     once it is the outer end of a bracket shorter than ``min(1e-5, tol * se)``.  The outer,
     rejected, end is reported, so the interval errs on the wide side by less than that.
     """
-    z = float(special.ndtri(1.0 - alpha / 2.0))
+    z = _ndtri(1.0 - alpha / 2.0)
     # small tables: p(d) jumps, so bisect with many candidates per round (cheap there)
     cells = (min(tab.na, 8.0 * math.sqrt(tab.na) + 30) + 1) * (
         min(tab.nb, 8.0 * math.sqrt(tab.nb) + 30) + 1)
@@ -859,7 +996,7 @@ def _search(tab: _Table, alpha: float, tol: float = 1e-3) -> tuple[float, float]
                 # around the crossing of the straight line through (t, z(p)) at both ends
                 guess = ti + (z - zi) * (to - ti) / (zo - zi)
                 c = guess + max(0.03 * (to - ti), 0.002) * np.linspace(-1.0, 1.0, points)
-                c = np.unique(np.clip(c, ti + 1e-6, to - 1e-6))
+                c = _distinct(np.clip(c, ti + 1e-6, to - 1e-6))
             else:
                 c = np.linspace(ti, to, points + 2)[1:-1]
             plan[s] = (c, _SETTLED if end.precise else 0.0)
@@ -1048,6 +1185,8 @@ def _bound_search(tabs: list[_Table], alpha: np.ndarray, tol: np.ndarray,
     by :func:`_search`.  Each row's numbers depend on its own table only, so a table gets
     the same interval in any batch.
     """
+    from scipy import special  # the tail bound needs it anyway
+
     t = len(tabs)
     na = np.array([x.na for x in tabs], float)
     nb = np.array([x.nb for x in tabs], float)
@@ -1205,7 +1344,7 @@ def approximate_required_n(a: GroupStats, b: GroupStats, confidence_level: float
     if not v > 0:
         return math.inf
     level = alpha * (1.0 - GAMMA_SHARE)
-    z = float(special.ndtri(1.0 - level / 2.0))
+    z = _ndtri(1.0 - level / 2.0)
     n = z * z * v / (sa * sb * gap * gap)
     for _ in range(4):
         small = min(sa, sb) * n
@@ -1216,7 +1355,7 @@ def approximate_required_n(a: GroupStats, b: GroupStats, confidence_level: float
         sd = math.sqrt(v / na + v / nb)
         psi = v * (p * p + (1 - p) ** 2) * (1 / na**2 + 1 / nb**2) / sd**3
         room = level - 2.0 * _BE_CONSTANT * psi
-        zb = (float(special.ndtri(1.0 - room / 2.0)) if room > 0
+        zb = (_ndtri(1.0 - room / 2.0) if room > 0
               else math.sqrt(2.0 * math.log(2.0 / level)))
         zb *= 1.0 + abs(1.0 - 2.0 * p) * 3.7 / (2.0 * math.sqrt(small * v))
         n = zb * zb * v / (sa * sb * gap * gap)

@@ -22,7 +22,6 @@ import functools
 import math
 
 import numpy as np
-from scipy import special
 
 from fairbound.stats import bernstein
 from fairbound.stats.base import GroupStats, register_interval
@@ -31,6 +30,8 @@ from fairbound.stats.base import GroupStats, register_interval
 @functools.lru_cache(maxsize=64)
 def _z(confidence_level: float) -> float:
     # cached: planning evaluates intervals many times at one level
+    from scipy import special
+
     return float(special.ndtri(0.5 + confidence_level / 2.0))
 
 

@@ -17,7 +17,6 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy import special
 
 from fairbound.errors import FairboundError
 from fairbound.stats.base import (
@@ -75,6 +74,8 @@ def welch_interval(
     if se2 <= 0.0:
         return d, d
     nu = se2 * se2 / (va * va / (a.n - 1) + vb * vb / (b.n - 1))
+    from scipy import special
+
     half = float(special.stdtrit(nu, 0.5 + rho / 2.0)) * math.sqrt(se2)
     return d - half, d + half
 
@@ -85,6 +86,8 @@ def _welch_many(a, b, rho):
     va, vb = a.var_unbiased / a.n, b.var_unbiased / b.n
     se2 = va + vb
     nu = se2 * se2 / (va * va / (a.n - 1) + vb * vb / (b.n - 1))
+    from scipy import special
+
     half = special.stdtrit(nu, 0.5 + rho / 2.0) * np.sqrt(se2)
     half = np.where(se2 > 0, half, 0.0)
     small = (a.n < 2) | (b.n < 2)
