@@ -51,7 +51,6 @@ FNR and precision.
 from __future__ import annotations
 
 import datetime as _dt
-import json
 import math
 import warnings
 from collections.abc import Iterable, Sequence
@@ -428,12 +427,9 @@ class PPIAuditResult:
 
     def to_json(self, path=None, *, indent: int = 2) -> str:
         """The result as JSON text; also written to ``path`` when given."""
-        text = json.dumps(self.to_dict(), indent=indent, default=str)
-        if path is not None:
-            from fairbound._io import write_text_atomic
+        from fairbound._io import json_text
 
-            write_text_atomic(path, text)
-        return text
+        return json_text(self.to_dict(), path, indent=indent)
 
 
 # --------------------------------------------------------------------------- arithmetic
