@@ -123,6 +123,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from fairbound._validate import check_choice
 from fairbound.errors import FairboundError
 from fairbound.stats._betting_blocks import (
     COUNTS_ABOVE,
@@ -1187,11 +1188,7 @@ def _blocked_interval(a, b, rho, seed, truncation, arrangements):
 
 
 def _check_variant(variant) -> str:
-    v = str(variant).strip().lower()
-    if v not in _VARIANTS:
-        raise FairboundError(f"variant must be one of {', '.join(_VARIANTS)}; got {variant!r}",
-                             param="variant")
-    return v
+    return check_choice(variant, _VARIANTS, "variant", fold=True)
 
 
 # Width of 'blocked' / width of 'union' (95%, default seed, mean of 3 data sets per cell;
