@@ -468,6 +468,47 @@ def _exact_like(ca, cb, component, level, method, labeled_only):
     return sa.mean - sb.mean, lo, hi, sa.mean, sb.mean
 
 
+@dataclass(frozen=True)
+class _ScoreSide:
+    """One side of a comparison with a score proxy.
+
+    Counts by ``score >= 0.5`` (for the checks and the label-free selection rate) and the
+    score sums (for the intervals).
+    """
+
+    counts: Any   # PPICounts
+    score: Any    # ScorePPICounts
+
+    @property
+    def labeled(self):
+        return self.counts.labeled
+
+    @property
+    def unlabeled(self):
+        return self.counts.unlabeled
+
+    @property
+    def n(self) -> int:
+        return self.counts.n
+
+    @property
+    def n_unlabeled(self) -> int:
+        return self.counts.n_unlabeled
+
+
+def _score_gap(ca, cb, component, level, proxy: bool):
+    """(estimate, low, high, rate_a, rate_b, lam, std_error) with a score proxy."""
+    from fairbound.stats.ppi_score import ppi_score_ratio_gap_interval, ppi_score_ratio_interval
+
+    kind, key = _KINDS[component]
+    r = ppi_score_ratio_gap_interval(ca.score, cb.score, level, metric=key, proxy=proxy)
+    ra = ppi_score_ratio_interval(ca.score, level, metric=key, proxy=proxy).estimate
+    rb = ppi_score_ratio_interval(cb.score, level, metric=key, proxy=proxy).estimate
+    if kind == "mean":   # the error rate's interval, read as accuracy
+        return -r.estimate, -r.high, -r.low, 1 - ra, 1 - rb, r.lam, r.std_error
+    return r.estimate, r.low, r.high, ra, rb, r.lam, r.std_error
+
+
 def _weighted(c) -> bool:
     from fairbound.stats.ppi_ipw import WeightedPPICounts
 
@@ -503,6 +544,14 @@ def _ppi_gap(ca, cb, component, level, guaranteed):
         est, lo, hi, ra, rb, lam, _ = _ipw_gap(ca, cb, component, level, True)
         return (est, lo, hi, ra, rb, lam, "ppi++ (weighted by 1 / sampling probability)",
                 "asymptotic", "")
+    if isinstance(ca, _ScoreSide):
+        if guaranteed:
+            est, lo, hi, ra, rb = _exact_like(ca, cb, component, level, "exact", True)
+            return (est, lo, hi, ra, rb, (math.nan, math.nan), "exact (gold-labeled rows)",
+                    "finite-sample", "no guaranteed prediction-powered interval with a score "
+                    "proxy: the exact interval on the gold-labeled rows decides")
+        est, lo, hi, ra, rb, lam, _ = _score_gap(ca, cb, component, level, True)
+        return (est, lo, hi, ra, rb, lam, "ppi++ (score proxy, plugin)", "asymptotic", "")
     if kind == "ratio":
         if guaranteed:
             est, lo, hi, ra, rb = _exact_like(ca, cb, component, level, "exact", True)
@@ -552,6 +601,9 @@ def _labeled_gap(ca, cb, component, level, guaranteed):
     if _weighted(ca) and kind != "selection":
         est, lo, hi, _, _, _, _ = _ipw_gap(ca, cb, component, level, False)
         return est, lo, hi, "hajek (weighted by 1 / sampling probability)"
+    if isinstance(ca, _ScoreSide) and kind != "selection" and not guaranteed:
+        est, lo, hi, _, _, _, _ = _score_gap(ca, cb, component, level, False)
+        return est, lo, hi, "delta method (wald)" if kind == "ratio" else "wald"
     if guaranteed or kind == "selection":
         method = "exact" if guaranteed else "newcombe"
         est, lo, hi, _, _ = _exact_like(ca, cb, component, level, method, True)
@@ -574,7 +626,10 @@ def _needed(ca, cb, component, gap, level) -> tuple[float, float]:
     if gap == 0:
         return math.inf, math.inf
     if _weighted(ca):
-        return _ipw_needed(ca, cb, component, gap, level)
+        return _scaled_needed(ca, cb, component, gap, level, _ipw_gap,
+                              ca.n_labeled + cb.n_labeled)
+    if isinstance(ca, _ScoreSide):
+        return _scaled_needed(ca, cb, component, gap, level, _score_gap, ca.n + cb.n)
     if kind == "ratio":
         a, b, opts = ca, cb, {"metric": key}
     else:
@@ -590,23 +645,25 @@ def _needed(ca, cb, component, gap, level) -> tuple[float, float]:
     return out[0], out[1]
 
 
-def _ipw_needed(ca, cb, component, gap, level) -> tuple[float, float]:
-    """Gold labels needed under the same sampling design: variance scaled as 1 / labels.
+def _scaled_needed(ca, cb, component, gap, level, gap_fn, now) -> tuple[float, float]:
+    """Gold labels needed with labels drawn as now: variance scaled as 1 / labels.
 
-    With ``n`` labels drawn as now, the standard error scales as ``sqrt(n_now / n)``; the
-    labels at which ``z se`` reaches ``|gap|`` (at least those there now).  A plan for the
-    design as it stands, not an optimised one.
+    With ``n`` labels drawn as the current ones were, the standard error scales as
+    ``sqrt(n_now / n)``; the labels at which ``z se`` reaches ``|gap|`` (at least those
+    there now).  A plan for the design as it stands (weighted sampling, or a score proxy,
+    whose sums the Neyman planner of :mod:`fairbound.stats.ppi` does not take), ignoring
+    the shrinking unlabeled pool.
     """
     from statistics import NormalDist
 
     from fairbound.stats.base import NotEstimable
 
     z = NormalDist().inv_cdf(0.5 + level / 2.0)
-    now = float(ca.n_labeled + cb.n_labeled)
+    now = float(now)
     out = []
     for proxy in (True, False):
         try:
-            se = _ipw_gap(ca, cb, component, level, proxy)[6]
+            se = gap_fn(ca, cb, component, level, proxy)[6]
         except NotEstimable:
             out.append(math.nan)
             continue
@@ -933,8 +990,17 @@ def ppi_audit_counts(table, *, metrics=None, comparison: str = "pairwise", refer
     if comparison == "vs-reference" and reference is None:
         sizes = table.group_rows()
         reference = max(groups, key=lambda g: sizes[g])
+    scored = getattr(table, "scores", None) is not None
     if weighted:
         counts = {g: _weighted_counts(table, i) for i, g in enumerate(groups)}
+    elif scored:
+        from fairbound.stats.ppi_score import ScorePPICounts
+
+        counts = {g: _ScoreSide(PPICounts(labeled=table.labeled[i],
+                                          unlabeled=table.unlabeled[i]),
+                                ScorePPICounts(labeled=table.scores[0][i],
+                                               unlabeled=table.scores[1][i]))
+                  for i, g in enumerate(groups)}
     else:
         counts = {g: PPICounts(labeled=table.labeled[i], unlabeled=table.unlabeled[i])
                   for i, g in enumerate(groups)}
@@ -947,6 +1013,12 @@ def ppi_audit_counts(table, *, metrics=None, comparison: str = "pairwise", refer
         if weighted:
             first, *more = (counts[groups[i]] for i in others)
             return first.pooled(*more)
+        if scored:
+            first, *more = (counts[groups[i]] for i in others)
+            return _ScoreSide(
+                PPICounts(labeled=table.labeled[others].sum(axis=0),
+                          unlabeled=table.unlabeled[others].sum(axis=0)),
+                first.score.pooled(*(m.score for m in more)))
         return PPICounts(labeled=table.labeled[others].sum(axis=0),
                          unlabeled=table.unlabeled[others].sum(axis=0))
 
@@ -972,6 +1044,11 @@ def ppi_audit_counts(table, *, metrics=None, comparison: str = "pairwise", refer
                 "their group" if 0 in table.batches else "")
         notes.append(f"gold labels weighted by 1 / sampling probability (batch {shown}{zero}); "
                      "gold labels needed assume further labels drawn as these were")
+    if scored:
+        notes.append("score proxy: the proxy's probability is used as it is (PPI++ with the "
+                     "plug-in standard error, which can under-cover with few gold labels); "
+                     "agreement and the sampling check read score >= 0.5; gold labels "
+                     "needed assume further labels drawn as these were")
     if looks > 1:
         notes.append(f"looks: each interval is at level 1 - alpha / {looks} so that the "
                      f"verdicts hold over all {looks} planned looks (stop annotating once a "
@@ -1019,6 +1096,7 @@ def ppi_audit(
     sampling_probability: str | None = None,
     batch: str | None = None,
     looks: int = 1,
+    proxy_kind: str = "label",
 ) -> PPIAuditResult:
     """Audit a classifier's fairness gaps from few gold labels and a proxy labeler.
 
@@ -1092,6 +1170,10 @@ def ppi_audit(
         Planned looks at the audit (one per annotation batch, stopping once a verdict is
         reached): every interval is built at ``1 - alpha / looks`` so that the verdicts
         hold over all of them (default 1).
+    proxy_kind : {'label', 'score'}
+        ``'score'``: ``proxy`` is the proxy's probability of the positive class, in
+        ``[0, 1]``, used as it is (:mod:`fairbound.stats.ppi_score`) rather than
+        thresholded; the agreement and sampling checks read ``score >= 0.5``.
 
     Returns
     -------
@@ -1158,7 +1240,8 @@ def ppi_audit(
                              param="guaranteed")
     table = ppi_counts(data, group=group, label=label, proxy=proxy, prediction=prediction,
                        pos_label=pos_label, where=where,
-                       sampling_probability=sampling_probability, batch=batch)
+                       sampling_probability=sampling_probability, batch=batch,
+                       proxy_kind=proxy_kind)
     return ppi_audit_counts(table, metrics=metrics, comparison=comparison,
                             reference=reference, confidence_level=confidence_level,
                             error_control=error_control, guaranteed=guaranteed,

@@ -137,6 +137,10 @@ def ppi_command(
     batch: Annotated[str | None, typer.Option(
         "--batch", help="Column with each labeled row's annotation batch "
         "(fairbound_batch).")] = None,
+    proxy_kind: Annotated[str, typer.Option(
+        "--proxy-kind", help="label (the proxy holds classes) | score (the proxy's "
+                             "probability of the positive class, in [0, 1], used as it is)")
+    ] = "label",
     looks: Annotated[int, typer.Option(
         help="Planned looks (annotation batches): each interval at 1 - alpha / looks so "
              "that stopping at the first decisive look keeps the error below alpha.")] = 1,
@@ -156,7 +160,7 @@ def ppi_command(
                        confidence_level=confidence, error_control=error_control,
                        guaranteed=guaranteed, favourable=favourable, pos_label=pos_label,
                        where=where, sampling_probability=sampling_probability, batch=batch,
-                       looks=looks)
+                       looks=looks, proxy_kind=proxy_kind)
     if json_out is not None:
         from fairbound._io import write_all_atomic
 

@@ -80,6 +80,11 @@ class PPITable:
         With recorded sampling probabilities: shape ``(3, G, K, 2, 2, 2)``, per group, batch
         and cell ``[y, f, pred]`` of the labeled rows, their number, the sum of ``1 / pi``
         and the sum of ``1 / pi^2`` (batch 0: ``pi = n_0 / M`` of the group).
+    scores : tuple of numpy.ndarray or None
+        With a score proxy (``proxy_kind="score"``): ``(labeled, unlabeled)`` of shapes
+        ``(G, 3, 2, 2)`` (per cell ``[y, pred]``: count, ``sum f``, ``sum f^2``) and
+        ``(G, 3, 2)`` (per prediction).  ``labeled`` and ``unlabeled`` then count the
+        proxy label ``f >= 0.5`` (for the agreement and sampling checks).
     """
 
     groups: tuple
@@ -94,6 +99,7 @@ class PPITable:
     columns: dict = field(default_factory=dict)
     batches: tuple | None = None
     weights: np.ndarray | None = field(default=None, repr=False)
+    scores: tuple | None = field(default=None, repr=False)
 
     @property
     def weighted(self) -> bool:
@@ -232,7 +238,7 @@ def ppi_query(plan: Plan, proxy: Term, relation: str = "src", *,
 
 def ppi_counts(data, *, group, label: str, proxy: str, prediction: str, pos_label=None,
                where: str | None = None, sampling_probability: str | None = None,
-               batch: str | None = None) -> PPITable:
+               batch: str | None = None, proxy_kind: str = "label") -> PPITable:
     """Per-group counts of (labeled, gold, proxy, prediction) from one scan.
 
     Parameters
@@ -263,6 +269,10 @@ def ppi_counts(data, *, group, label: str, proxy: str, prediction: str, pos_labe
         Column with the batch (a whole number >= 1) in which each labeled row was drawn;
         without it every labeled row with a probability is batch 1.  A row with a batch but
         no gold label is an error: every drawn row must be annotated.
+    proxy_kind : {'label', 'score'}
+        ``'label'`` (default): the proxy holds classes like the gold label.  ``'score'``:
+        it holds the proxy's probability of the positive class, numbers in ``[0, 1]``; the
+        table then carries per-cell sums of the score (:class:`PPITable` ``scores``).
 
     Returns
     -------
@@ -319,6 +329,13 @@ def ppi_counts(data, *, group, label: str, proxy: str, prediction: str, pos_labe
         if sampling_probability is None:
             raise FairboundError("batch: a batch column needs sampling_probability (the "
                                  "probability each labeled row was drawn with)", param="batch")
+    from fairbound._validate import check_choice
+
+    proxy_kind = check_choice(proxy_kind, ("label", "score"), "proxy_kind", fold=True)
+    if proxy_kind == "score" and sampling_probability is not None:
+        raise FairboundError("proxy_kind: a score proxy cannot be combined with "
+                             "sampling_probability yet; give the proxy as a label (e.g. "
+                             "\"judge_p >= 0.5\") for a weighted audit", param="proxy_kind")
     extra = tuple((k, v) for k, v in (("sampling_probability", sampling_probability),
                                       ("batch", batch)) if v is not None)
     if proxy.strip() == label.strip():
@@ -337,14 +354,22 @@ def ppi_counts(data, *, group, label: str, proxy: str, prediction: str, pos_labe
             except FairboundError as exc:
                 raise _as_proxy(exc) from None
             proxy_term = plan.cost
-            _check_mixed_proxy(data, proxy_term)
+            if proxy_kind == "label":
+                _check_mixed_proxy(data, proxy_term)
             check_types(con, replace(plan, cost=None), source.columns, source.description)
-            _check_proxy_type(con, proxy_term, source)
+            if proxy_kind == "score":
+                _check_numeric(con, proxy_term, source, "proxy")
+            else:
+                _check_proxy_type(con, proxy_term, source)
             terms = dict(zip((k for k, _ in extra), plan.extra, strict=True))
             for param, term in terms.items():
                 _check_numeric(con, term, source, param)
-            query = ppi_query(plan, proxy_term, probability=terms.get("sampling_probability"),
-                              batch=terms.get("batch"))
+            if proxy_kind == "score":
+                query = score_query(plan, proxy_term)
+            else:
+                query = ppi_query(plan, proxy_term,
+                                  probability=terms.get("sampling_probability"),
+                                  batch=terms.get("batch"))
             rows = con.sql(query).to_arrow_table().to_pylist()
         except duckdb.PermissionException as exc:
             raise FairboundError(
@@ -359,9 +384,15 @@ def ppi_counts(data, *, group, label: str, proxy: str, prediction: str, pos_labe
                                  param="data") from None
     finally:
         con.close()
+    if proxy_kind == "score":
+        rows = _threshold_scores(rows, plan, label=label, prediction=prediction,
+                                 pos_label=pos_label, proxy=proxy)
     table = _assemble(rows, plan, label=label, proxy=proxy, prediction=prediction,
                       pos_label=pos_label, engine=source.engine, source=source.description,
                       groups=groups)
+    if proxy_kind == "score":
+        return replace(table, scores=_score_sums(rows, table, plan),
+                       columns=dict(table.columns, proxy_kind="score"))
     if sampling_probability is None:
         return table
     weights, batches = _weights(rows, table, plan, sampling_probability, batch, label)
@@ -466,6 +497,79 @@ def _assemble(rows, plan: Plan, *, label, proxy, prediction, pos_label, engine, 
         columns={"group": list(groups), "label": label, "proxy": proxy,
                  "prediction": prediction},
     )
+
+
+def score_query(plan: Plan, proxy: Term, relation: str = "src") -> str:
+    """``GROUP BY group, label IS NULL, label, prediction, score >= 0.5`` with score sums.
+
+    Columns: ``g0..``, ``u``, ``y``, ``p``, ``fl`` (the score is at least 0.5; NULL when it
+    is missing), ``w`` (the filter), ``n``, ``sf = sum(f)``, ``sff = sum(f^2)``, ``fmin``,
+    ``fmax``.
+    """
+    exprs = [f"{t.sql('duckdb')} AS g{i}" for i, t in enumerate(plan.group)]
+    exprs += [f"{plan.label.sql('duckdb')} AS y",
+              f"nullif(CAST({proxy.sql('duckdb')} AS DOUBLE), CAST('NaN' AS DOUBLE)) AS f",
+              f"{plan.prediction.sql('duckdb')} AS p"]
+    keys = [f"g{i}" for i in range(len(plan.group))] + ["u", "y", "p", "fl"]
+    if plan.where is not None:
+        exprs.append(f"{where_sql(plan, 'duckdb')} AS w")
+        keys.append("w")
+    inner = f"SELECT {', '.join(exprs)} FROM {relation}"
+    return (f"SELECT {', '.join(keys)}, count(*) AS n, sum(f) AS sf, sum(f * f) AS sff, "
+            f"min(f) AS fmin, max(f) AS fmax FROM (SELECT *, (y IS NULL) AS u, "
+            f"(f >= 0.5) AS fl FROM ({inner}) t0) t GROUP BY {', '.join(keys)}")
+
+
+def _threshold_scores(rows, plan: Plan, *, label, prediction, pos_label, proxy):
+    """Rows with ``f`` set to the class of ``score >= 0.5`` (for the label-based checks)."""
+    lo = min((float(r["fmin"]) for r in rows if not is_missing(r["fmin"])), default=0.0)
+    hi = max((float(r["fmax"]) for r in rows if not is_missing(r["fmax"])), default=0.0)
+    if lo < 0.0 or hi > 1.0:
+        raise FairboundError(f"proxy: a score proxy holds probabilities in [0, 1]; column "
+                             f"{proxy!r} holds {lo if lo < 0 else hi!r}", param="proxy")
+    ys = {py(r["y"]) for r in rows if not is_missing(r["y"])}
+    ps = {py(r["p"]) for r in rows if not is_missing(r["p"])}
+    if not ys:
+        return [dict(r, f=None if is_missing(r["fl"]) else int(bool(r["fl"]))) for r in rows]
+    setup = label_setup(ys, ps, pos_label, label=label, prediction=prediction)
+    if setup.task != BINARY:
+        raise FairboundError(f"label: a score proxy needs binary labels; {label!r} holds "
+                             f"{len(setup.classes)} classes", param="label")
+    pos = setup.positive
+    neg = next(c for c in setup.classes if _key(c) != _key(pos))
+    return [dict(r, f=None if is_missing(r["fl"]) else (pos if r["fl"] else neg))
+            for r in rows]
+
+
+def _score_sums(rows, table: PPITable, plan: Plan) -> tuple[np.ndarray, np.ndarray]:
+    """Per group: ``(3, 2, 2)`` labeled and ``(3, 2)`` unlabeled count / sum f / sum f^2."""
+    n_group = len(plan.group)
+    index = {g: i for i, g in enumerate(table.groups)}
+    classes = list(map(_key, table.classes))
+    pos = classes.index(_key(table.positive))
+    lab = np.zeros((len(table.groups), 3, 2, 2))
+    unl = np.zeros((len(table.groups), 3, 2))
+    for r in rows:
+        if plan.where is not None and not bool(r["w"]):
+            continue
+        key = group_key(r, n_group)
+        if key is None or key not in index or is_missing(r["p"]) or is_missing(r["f"]):
+            continue
+        p = int(classes.index(_key(py(r["p"]))) == pos)
+        sums = (float(r["n"]), float(r["sf"]), float(r["sff"]))
+        if is_missing(r["y"]):
+            unl[index[key], :, p] += sums
+        else:
+            y = int(classes.index(_key(py(r["y"]))) == pos)
+            lab[index[key], :, y, p] += sums
+    if not (np.array_equal(lab[:, 0], table.labeled.sum(axis=2)) and
+            np.array_equal(unl[:, 0], table.unlabeled.sum(axis=1))):  # pragma: no cover
+        raise FairboundError("label: the classes could not be matched row by row for the "
+                             "score sums; write the label and prediction as 0/1",
+                             param="label")
+    lab.setflags(write=False)
+    unl.setflags(write=False)
+    return lab, unl
 
 
 def _check_numeric(con, term: Term, source, param: str) -> None:
