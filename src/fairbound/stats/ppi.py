@@ -949,6 +949,21 @@ def ppi_gap_interval(a: PPIStats, b: PPIStats, confidence_level: float = 0.95, *
     return _combine(parts, z)
 
 
+def _two_groups(a, b, z, part) -> PPIInterval:
+    """Gap interval from ``part(group)`` = (estimate, variance, lambda[, variance method]).
+
+    A group that is not estimable is named (A or B) in the error.
+    """
+    parts = []
+    for label, g in (("A", a), ("B", b)):
+        try:
+            p = tuple(part(g))
+        except NotEstimable as exc:
+            raise NotEstimable(f"group {label}: {exc}") from None
+        parts.append(p if len(p) == 4 else (*p, "plugin"))
+    return _combine(parts, z)
+
+
 def _combine(parts, z) -> PPIInterval:
     """Gap interval from two groups' (estimate, variance, lambda, variance method)."""
     est = parts[0][0] - parts[1][0]
@@ -1178,13 +1193,7 @@ def _ratio_gap(a, b, confidence_level, metric, tuned, proxy, variance):
     num, den, _ = _ratio_tables(metric)
     tuned = _check_tuned(tuned)
     variance = _check_variance(variance)
-    parts = []
-    for label, g in (("A", a), ("B", b)):
-        try:
-            parts.append(_ratio_parts(g, num, den, tuned, proxy, variance))
-        except NotEstimable as exc:
-            raise NotEstimable(f"group {label}: {exc}") from None
-    return _combine(parts, z)
+    return _two_groups(a, b, z, lambda g: _ratio_parts(g, num, den, tuned, proxy, variance))
 
 
 def ppi_ratio_gap_interval(a: PPICounts, b: PPICounts, confidence_level: float = 0.95, *,

@@ -97,7 +97,7 @@ import numpy as np
 
 from fairbound.errors import FairboundError
 from fairbound.stats.base import NotEstimable
-from fairbound.stats.ppi import PPIInterval, _level, _ratio_tables
+from fairbound.stats.ppi import PPIInterval, _level, _ratio_tables, _two_groups
 
 __all__ = ["WeightedPPICounts", "ipw_ratio_gap_interval", "ipw_ratio_interval"]
 
@@ -401,13 +401,4 @@ def ipw_ratio_gap_interval(a: WeightedPPICounts, b: WeightedPPICounts,
     _check_counts(b, "b")
     _, z = _level(confidence_level)
     num, den = _tables(metric)
-    parts = []
-    for label, g in (("A", a), ("B", b)):
-        try:
-            parts.append(_ratio_parts(g, num, den, bool(proxy)))
-        except NotEstimable as exc:
-            raise NotEstimable(f"group {label}: {exc}") from None
-    est = parts[0][0] - parts[1][0]
-    se = math.sqrt(parts[0][1] + parts[1][1])
-    return PPIInterval(est - z * se, est + z * se, est, se, (parts[0][2], parts[1][2]),
-                       variance="plugin")
+    return _two_groups(a, b, z, lambda g: _ratio_parts(g, num, den, bool(proxy)))
