@@ -27,6 +27,7 @@ from fairbound.audit.pairing import (
     check_comparison,
     check_comparison_count,
     pairs,
+    resolve_reference,
 )
 from fairbound.audit.result import AuditResult, Comparison, _jsonable
 from fairbound.audit.verdicts import (
@@ -591,17 +592,7 @@ def audit_aggregates(
         raise FairboundError(
             f"group: column {gname!r} has a single group ({_jsonable(groups[0])!r}); "
             "at least two are needed to compare", param="group")
-    if reference is not None and reference not in groups:
-        # numbers typed on a command line arrive as text
-        match = [g for g in groups if str(_jsonable(g)) == str(reference)]
-        if not match:
-            raise FairboundError(
-                f"reference: group {reference!r} not found in column {gname!r}; groups are "
-                f"{[_jsonable(g) for g in groups][:20]}", param="reference")
-        reference = match[0]
-    if comparison == "vs-reference" and reference is None:
-        rows = agg.group_rows()
-        reference = max(groups, key=lambda g: rows[g])
+    reference = resolve_reference(groups, reference, comparison, gname, agg.group_rows())
     task, classes, positives = "cost", (), []
     conf_metrics = [mm for mm in metrics if mm is not COST]
     conf = None

@@ -94,6 +94,42 @@ def group_name(g) -> str:
     return " & ".join(map(str, g)) if isinstance(g, tuple) else str(g)
 
 
+def resolve_reference(groups: Sequence, reference, comparison: str, gname: str,
+                      sizes: dict):
+    """The reference group of a comparison, or ``None``.
+
+    ``reference`` is matched among ``groups`` (as text too: numbers typed on a command line
+    arrive as text); without one, ``vs-reference`` takes the largest group by ``sizes``.
+
+    Raises
+    ------
+    FairboundError
+        Naming ``reference`` when it matches no group of column ``gname``.
+
+    Examples
+    --------
+    >>> resolve_reference([1, 2], "2", "vs-reference", "g", {1: 5, 2: 3})
+    2
+    >>> resolve_reference(["a", "b"], None, "vs-reference", "g", {"a": 5, "b": 3})
+    'a'
+    """
+
+    def shown(g):
+        return group_name(g) if isinstance(g, tuple) else (g.item() if hasattr(g, "item")
+                                                            else g)
+
+    if reference is not None and reference not in groups:
+        match = [g for g in groups if str(shown(g)) == str(reference)]
+        if not match:
+            raise FairboundError(
+                f"reference: group {reference!r} not found in column {gname!r}; groups are "
+                f"{[shown(g) for g in groups][:20]}", param="reference")
+        reference = match[0]
+    if comparison == "vs-reference" and reference is None:
+        reference = max(groups, key=lambda g: sizes[g])
+    return reference
+
+
 def index_pairs(names: Sequence[str], comparisons: Iterable) -> list[tuple[int, int]]:
     """The distinct ``(A, B)`` pairs of ``comparisons`` as indices into ``names``.
 

@@ -59,7 +59,7 @@ from typing import Any
 
 import numpy as np
 
-from fairbound.audit.pairing import REST, check_comparison, pairs
+from fairbound.audit.pairing import REST, check_comparison, pairs, resolve_reference
 from fairbound.audit.verdicts import (
     A_DISADVANTAGED,
     B_DISADVANTAGED,
@@ -980,16 +980,7 @@ def ppi_audit_counts(table, *, metrics=None, comparison: str = "pairwise", refer
             f"group: column {gname!r} has {len(groups)} group"
             f"{'' if len(groups) == 1 else 's'} with rows; at least two are needed to "
             "compare", param="group")
-    if reference is not None and reference not in groups:
-        match = [g for g in groups if str(_jsonable(g)) == str(reference)]
-        if not match:
-            raise FairboundError(
-                f"reference: group {reference!r} not found in column {gname!r}; groups are "
-                f"{[_jsonable(g) for g in groups][:20]}", param="reference")
-        reference = match[0]
-    if comparison == "vs-reference" and reference is None:
-        sizes = table.group_rows()
-        reference = max(groups, key=lambda g: sizes[g])
+    reference = resolve_reference(groups, reference, comparison, gname, table.group_rows())
     scored = getattr(table, "scores", None) is not None
     if weighted:
         counts = {g: _weighted_counts(table, i) for i, g in enumerate(groups)}

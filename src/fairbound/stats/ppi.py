@@ -949,6 +949,21 @@ def ppi_gap_interval(a: PPIStats, b: PPIStats, confidence_level: float = 0.95, *
     return _combine(parts, z)
 
 
+def _rate_tables(metric) -> tuple[np.ndarray, np.ndarray]:
+    """``(num, den)`` of a ratio metric, or ``(error, ones)`` for ``'error'`` (a mean)."""
+    if isinstance(metric, str) and metric.strip().lower() == "error":
+        return np.array([[0.0, 1.0], [1.0, 0.0]]), np.ones((2, 2))
+    num, den, _ = _ratio_tables(metric)
+    return num, den
+
+
+def _one_group(z, part) -> PPIInterval:
+    """One group's interval from ``part()`` = (estimate, variance, lambda)."""
+    est, var, lam = part()
+    se = math.sqrt(var)
+    return PPIInterval(est - z * se, est + z * se, est, se, (lam,), variance="plugin")
+
+
 def _two_groups(a, b, z, part) -> PPIInterval:
     """Gap interval from ``part(group)`` = (estimate, variance, lambda[, variance method]).
 

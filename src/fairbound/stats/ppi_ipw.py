@@ -97,11 +97,16 @@ import numpy as np
 
 from fairbound.errors import FairboundError
 from fairbound.stats.base import NotEstimable
-from fairbound.stats.ppi import PPIInterval, _level, _ratio_tables, _two_groups
+from fairbound.stats.ppi import (
+    PPIInterval,
+    _level,
+    _one_group,
+    _rate_tables,
+    _two_groups,
+)
 
 __all__ = ["WeightedPPICounts", "ipw_ratio_gap_interval", "ipw_ratio_interval"]
 
-_ONES = np.ones((2, 2))
 
 
 def _cells(raw, name: str, shape: tuple, *, whole: bool) -> np.ndarray:
@@ -330,14 +335,6 @@ def _check_counts(obj, param: str) -> WeightedPPICounts:
     return obj
 
 
-def _tables(metric) -> tuple[np.ndarray, np.ndarray]:
-    """``(num, den)`` of a ratio metric, or ``(cost, ones)`` for a mean cost table."""
-    if isinstance(metric, str) and metric.strip().lower() in ("error", "accuracy-error"):
-        return np.array([[0.0, 1.0], [1.0, 0.0]]), _ONES
-    num, den, _ = _ratio_tables(metric)
-    return np.asarray(num, dtype=float), np.asarray(den, dtype=float)
-
-
 def ipw_ratio_interval(counts: WeightedPPICounts, confidence_level: float = 0.95, *,
                        metric="tpr", proxy: bool = True) -> PPIInterval:
     """Weighted prediction-powered CLT interval for one group's rate.
@@ -377,10 +374,8 @@ def ipw_ratio_interval(counts: WeightedPPICounts, confidence_level: float = 0.95
     """
     _check_counts(counts, "counts")
     _, z = _level(confidence_level)
-    num, den = _tables(metric)
-    est, var, lam = _ratio_parts(counts, num, den, bool(proxy))
-    se = math.sqrt(var)
-    return PPIInterval(est - z * se, est + z * se, est, se, (lam,), variance="plugin")
+    num, den = _rate_tables(metric)
+    return _one_group(z, lambda: _ratio_parts(counts, num, den, bool(proxy)))
 
 
 def ipw_ratio_gap_interval(a: WeightedPPICounts, b: WeightedPPICounts,
@@ -400,5 +395,5 @@ def ipw_ratio_gap_interval(a: WeightedPPICounts, b: WeightedPPICounts,
     _check_counts(a, "a")
     _check_counts(b, "b")
     _, z = _level(confidence_level)
-    num, den = _tables(metric)
+    num, den = _rate_tables(metric)
     return _two_groups(a, b, z, lambda g: _ratio_parts(g, num, den, bool(proxy)))

@@ -63,11 +63,16 @@ import numpy as np
 
 from fairbound.errors import FairboundError
 from fairbound.stats.base import NotEstimable
-from fairbound.stats.ppi import PPIInterval, _level, _ratio_tables, _two_groups
+from fairbound.stats.ppi import (
+    PPIInterval,
+    _level,
+    _one_group,
+    _rate_tables,
+    _two_groups,
+)
 
 __all__ = ["ScorePPICounts", "ppi_score_ratio_gap_interval", "ppi_score_ratio_interval"]
 
-_ERROR = np.array([[0.0, 1.0], [1.0, 0.0]])
 
 
 def _sums(raw, name: str, shape: tuple) -> np.ndarray:
@@ -238,13 +243,6 @@ def _ratio_parts(c: ScorePPICounts, num, den, proxy: bool) -> tuple[float, float
     return R, max(var, 0.0) / tv**2, lam
 
 
-def _tables(metric) -> tuple[np.ndarray, np.ndarray]:
-    if isinstance(metric, str) and metric.strip().lower() == "error":
-        return _ERROR, np.ones((2, 2))
-    num, den, _ = _ratio_tables(metric)
-    return np.asarray(num, dtype=float), np.asarray(den, dtype=float)
-
-
 def _check(obj, param: str) -> ScorePPICounts:
     if not isinstance(obj, ScorePPICounts):
         raise FairboundError(f"{param} must be ScorePPICounts; got {type(obj).__name__}",
@@ -276,10 +274,8 @@ def ppi_score_ratio_interval(counts: ScorePPICounts, confidence_level: float = 0
     """
     _check(counts, "counts")
     _, z = _level(confidence_level)
-    num, den = _tables(metric)
-    est, var, lam = _ratio_parts(counts, num, den, bool(proxy))
-    se = math.sqrt(var)
-    return PPIInterval(est - z * se, est + z * se, est, se, (lam,), variance="plugin")
+    num, den = _rate_tables(metric)
+    return _one_group(z, lambda: _ratio_parts(counts, num, den, bool(proxy)))
 
 
 def ppi_score_ratio_gap_interval(a: ScorePPICounts, b: ScorePPICounts,
@@ -298,5 +294,5 @@ def ppi_score_ratio_gap_interval(a: ScorePPICounts, b: ScorePPICounts,
     _check(a, "a")
     _check(b, "b")
     _, z = _level(confidence_level)
-    num, den = _tables(metric)
+    num, den = _rate_tables(metric)
     return _two_groups(a, b, z, lambda g: _ratio_parts(g, num, den, bool(proxy)))
