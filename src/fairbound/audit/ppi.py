@@ -66,6 +66,7 @@ from fairbound.audit.verdicts import (
     DISADVANTAGED,
     NOT_ESTIMABLE,
     check_error_control,
+    select,
     verdict,
 )
 from fairbound.errors import FairboundError
@@ -392,13 +393,8 @@ class PPIAuditResult:
 
     def select(self, *, metric: str | None = None, verdict: str | None = None) -> tuple:
         """Comparisons filtered by metric name and/or verdict."""
-        out = self.comparisons
-        if metric is not None:
-            name = get_metric(metric).name
-            out = tuple(c for c in out if c.metric == name)
-        if verdict is not None:
-            out = tuple(c for c in out if c.verdict == verdict)
-        return out
+        name = None if metric is None else get_metric(metric).name
+        return select(self.comparisons, metric=name, verdict=verdict)
 
     def to_frame(self):
         """One row per comparison (pandas DataFrame)."""

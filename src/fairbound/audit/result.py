@@ -23,6 +23,7 @@ from fairbound.audit.verdicts import (
     NOT_ESTIMABLE,
     check_error_control,
     check_tolerance,
+    select,
 )
 from fairbound.errors import FairboundError
 from fairbound.metrics import get_metric
@@ -374,13 +375,8 @@ class AuditResult:
 
     def select(self, *, metric: str | None = None, verdict: str | None = None) -> tuple:
         """Comparisons filtered by metric name and/or verdict."""
-        out = self.comparisons
-        if metric is not None:
-            name = get_metric(metric).name
-            out = tuple(c for c in out if c.metric == name)
-        if verdict is not None:
-            out = tuple(c for c in out if c.verdict == verdict)
-        return out
+        name = None if metric is None else get_metric(metric).name
+        return select(self.comparisons, metric=name, verdict=verdict)
 
     @property
     def biased(self) -> tuple[Comparison, ...]:

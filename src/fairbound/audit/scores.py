@@ -54,6 +54,7 @@ from fairbound.audit.verdicts import (
     NO_EVIDENCE,
     NOT_ESTIMABLE,
     UNEQUAL,
+    select,
     verdict,
 )
 from fairbound.errors import FairboundError, SmallGroupWarning
@@ -400,12 +401,7 @@ class ScoreAuditResult:
         """Rows filtered by metric and/or verdict."""
         if metric is not None:
             check_choice(metric, METRICS, "metric")
-        out = self.comparisons
-        if metric is not None:
-            out = tuple(c for c in out if c.metric == metric)
-        if verdict is not None:
-            out = tuple(c for c in out if c.verdict == verdict)
-        return out
+        return select(self.comparisons, metric=metric, verdict=verdict)
 
     def recompute(self, *, confidence_level: float | None = None,
                   error_control: str | None = None, band: str | None = None,

@@ -102,6 +102,21 @@ def worst(parts: Sequence):
                    low=lo, high=hi, verdict=v, required_n=math.nan, note=note)
 
 
+def select(comparisons: Sequence, *, metric: str | None = None,
+           verdict: str | None = None) -> tuple:
+    """The comparisons of one metric (its registered name) and/or one verdict.
+
+    The ``select`` method of every audit result: the result resolves the metric's name
+    (aliases, checks), this filters.
+    """
+    out = tuple(comparisons)
+    if metric is not None:
+        out = tuple(c for c in out if c.metric == metric)
+    if verdict is not None:
+        out = tuple(c for c in out if c.verdict == verdict)
+    return out
+
+
 def check_error_control(error_control) -> str:
     """``error_control`` as one of :data:`ERROR_CONTROLS`, or a one-line error."""
     return check_choice(error_control, ERROR_CONTROLS, "error_control", fold=True)

@@ -1,4 +1,4 @@
-"""Checks shared by the command modules: comma-separated lists and output files."""
+"""What the command modules share: comma-separated lists, output files, machine output."""
 
 from __future__ import annotations
 
@@ -61,3 +61,26 @@ def check_output_file(option: str, path, suffixes: tuple[str, ...] | None = None
         raise FairboundError(f"{option}: cannot write {str(p)!r}: no permission to write in "
                              f"{str(parent)!r}", param=param)
     return p
+
+
+def print_machine(result, fmt: str, csv_text: str | None = None) -> bool:
+    """Echo ``result`` as JSON or CSV when ``fmt`` asks for it; return whether it did.
+
+    JSON is ``result.to_json()``; CSV is ``csv_text`` when given, else
+    ``result.to_frame()`` as CSV.  A table (any other ``fmt``) is left to the caller.
+    """
+    import typer
+
+    if fmt == "json":
+        typer.echo(result.to_json())
+        return True
+    if fmt == "csv":
+        text = csv_text if csv_text is not None else result.to_frame().to_csv(index=False)
+        typer.echo(text, nl=False)
+        return True
+    return False
+
+
+def excluded_text(excluded: dict) -> str:
+    """``{"missing group": 3}`` as ``"3 missing group"`` (``"none"`` when empty)."""
+    return ", ".join(f"{v:,} {k}" for k, v in excluded.items()) or "none"

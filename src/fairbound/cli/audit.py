@@ -8,6 +8,7 @@ from typing import Annotated
 import typer
 
 from fairbound._render import check_format, console, fmt_int, fmt_num
+from fairbound.cli._common import excluded_text, print_machine
 
 VERDICT_STYLE = {
     "A disadvantaged": "bold red", "B disadvantaged": "bold red", "unequal": "bold red",
@@ -37,13 +38,7 @@ def print_audit(result, *, fmt: str = "table", reference_given: bool = True) -> 
         ref = _jsonable(result.reference)
         picked = f"reference group: {ref}" + (
             "" if reference_given else " (the largest group; choose another with --reference)")
-    if fmt == "json":
-        typer.echo(result.to_json())
-        if picked and not reference_given:
-            typer.echo(f"note: {picked}", err=True)
-        return
-    if fmt == "csv":
-        typer.echo(result.to_frame().to_csv(index=False), nl=False)
+    if print_machine(result, fmt):
         if picked and not reference_given:
             typer.echo(f"note: {picked}", err=True)
         return
@@ -51,7 +46,7 @@ def print_audit(result, *, fmt: str = "table", reference_given: bool = True) -> 
 
     con = console()
     d = result.to_dict()
-    excluded = ", ".join(f"{v:,} {k}" for k, v in d["excluded"].items()) or "none"
+    excluded = excluded_text(d["excluded"])
     groups = ", ".join(f"{g['group']} ({g['rows']:,})" for g in d["groups"])
     con.print(f"[bold]fairbound audit[/] of {d['source']}  (engine: {d['engine']})")
     con.print(f"rows scanned: {d['n_rows']:,}; excluded: {excluded}")

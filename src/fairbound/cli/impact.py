@@ -14,6 +14,7 @@ from typing import Annotated
 import typer
 
 from fairbound._render import check_format, console, fmt_int, fmt_num
+from fairbound.cli._common import check_output_file, print_machine
 
 VERDICT_STYLE = {"evidence of adverse impact": "bold red",
                  "evidence of no adverse impact": "green", "not enough evidence": "yellow",
@@ -48,11 +49,7 @@ def _ci(r) -> str:
 
 def print_impact(result, *, fmt: str = "table") -> None:
     """Print an :class:`~fairbound.audit.ratios.LL144Audit` as a table, JSON or CSV."""
-    if fmt == "json":
-        typer.echo(result.to_json())
-        return
-    if fmt == "csv":
-        typer.echo(result.to_csv(), nl=False)
+    if print_machine(result, fmt, result.to_csv() if fmt == "csv" else None):
         return
     from rich.table import Table
 
@@ -155,8 +152,6 @@ def impact_command(
     None,
 ) -> None:
     """Impact ratios by category with intervals and verdicts (four-fifths rule, LL144)."""
-    from fairbound.cli._common import check_output_file
-
     fmt = check_format(fmt)
     outputs = [("--json", json_out, (".json",), "use .json"),
                ("--html", html_out, (".html", ".htm"), "use .html"),

@@ -8,6 +8,7 @@ from typing import Annotated
 import typer
 
 from fairbound._render import check_format, console, fmt_int, fmt_num
+from fairbound.cli._common import check_output_file, excluded_text, print_machine
 
 VERDICT_STYLE = {
     "A disadvantaged": "bold red", "B disadvantaged": "bold red",
@@ -25,11 +26,7 @@ def _interval(lo, hi) -> str:
 
 def print_ppi(result, *, fmt: str = "table") -> None:
     """Print a :class:`~fairbound.audit.ppi.PPIAuditResult` as a table, JSON or CSV."""
-    if fmt == "json":
-        typer.echo(result.to_json())
-        return
-    if fmt == "csv":
-        typer.echo(result.to_frame().to_csv(index=False), nl=False)
+    if print_machine(result, fmt):
         return
     from rich.table import Table
 
@@ -37,7 +34,7 @@ def print_ppi(result, *, fmt: str = "table") -> None:
 
     con = console()
     d = result.to_dict()
-    excluded = ", ".join(f"{v:,} {k}" for k, v in d["excluded"].items()) or "none"
+    excluded = excluded_text(d["excluded"])
     cols = d["columns"]
     con.print(f"[bold]fairbound ppi[/] of {d['source']}  (engine: {d['engine']})")
     con.print(f"gold label: {cols['label']}; proxy: {cols['proxy']}; prediction: "
@@ -150,7 +147,6 @@ def ppi_command(
 ) -> None:
     """Audit gaps from few gold labels and a proxy labeler (prediction-powered intervals)."""
     from fairbound.audit.ppi import ppi_audit
-    from fairbound.cli._common import check_output_file
 
     fmt = check_format(fmt)
     if json_out is not None:

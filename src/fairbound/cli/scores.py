@@ -8,6 +8,7 @@ from typing import Annotated
 import typer
 
 from fairbound._render import check_format, console, fmt_int, fmt_level, fmt_num
+from fairbound.cli._common import check_output_file, excluded_text, print_machine, split_list
 
 VERDICT_STYLE = {
     "A disadvantaged": "bold red", "B disadvantaged": "bold red", "unequal": "bold red",
@@ -34,7 +35,6 @@ def parse_bins(text: str | None):
         except ValueError:
             raise FairboundError(f"--bins must be a whole number or comma-separated edges "
                                  f"such as 0,0.5,1; got {text!r}", param="bins") from None
-    from fairbound.cli._common import split_list
 
     return split_list(t, "--bins", float)
 
@@ -49,11 +49,7 @@ def _short_note(c: dict) -> str:
 
 def print_scores(result, *, fmt: str = "table") -> None:
     """Print a :class:`~fairbound.audit.scores.ScoreAuditResult` as a table, JSON or CSV."""
-    if fmt == "json":
-        typer.echo(result.to_json())
-        return
-    if fmt == "csv":
-        typer.echo(result.to_frame().to_csv(index=False), nl=False)
+    if print_machine(result, fmt):
         return
     from rich.markup import escape
     from rich.table import Table
@@ -62,7 +58,7 @@ def print_scores(result, *, fmt: str = "table") -> None:
 
     con = console()
     d = result.to_dict()
-    excluded = ", ".join(f"{v:,} {k}" for k, v in d["excluded"].items()) or "none"
+    excluded = excluded_text(d["excluded"])
     con.print(f"[bold]fairbound scores[/] of {escape(str(d['source']))}  "
               f"(engine: {d['engine']})")
     con.print(f"rows scanned: {d['n_rows']:,}; excluded: {escape(excluded)}")
@@ -157,7 +153,6 @@ def scores_command(
 ) -> None:
     """Audit scores by group: AUC, calibration and threshold sweeps with verdicts."""
     from fairbound.audit.scores import score_audit
-    from fairbound.cli._common import check_output_file
 
     fmt = check_format(fmt)
     parsed_bins = parse_bins(bins)
