@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 import re
+from contextlib import contextmanager
 
 import numpy as np
 
@@ -63,6 +64,35 @@ def _file_kind(path: str) -> str:
 def _first_line(exc: Exception) -> str:
     text = [t for t in str(exc).strip().splitlines() if t.strip()]
     return " ".join(text[0].split()) if text else type(exc).__name__
+
+
+@contextmanager
+def scan_errors(description: str | None = None, *, opening: bool = False):
+    """DuckDB's errors in a ``with`` block as one-line errors naming ``data``.
+
+    A permission error (an audited database's views read files, which is off) names the
+    setting that allows it.  Unless ``opening`` (where the caller's own checks speak), any
+    other DuckDB error is a bad line after the rows the sniffer read, or a failed
+    aggregation of ``description`` (``None``: "the data").
+    """
+    import duckdb
+
+    try:
+        yield
+    except duckdb.PermissionException as exc:
+        raise FairboundError(
+            f"data: the database's views read files, which is off for audited databases "
+            f"({_first_line(exc)}); set {ALLOW_EXTERNAL_ACCESS}=1 if you trust it",
+            param="data") from None
+    except duckdb.Error as exc:
+        if opening:
+            raise
+        problem = csv_error_message(str(exc), description)
+        if problem is not None:
+            raise FairboundError(problem, param="data") from None
+        what = "the data" if description is None else description
+        raise FairboundError(f"data: cannot aggregate {what}: {_first_line(exc)}",
+                             param="data") from None
 
 
 def _has_glob(path: str) -> bool:
@@ -781,32 +811,16 @@ def aggregate_duckdb(data, spec: AggregateSpec) -> Aggregates:
     # never download extensions while reading a user's data
     con = duckdb.connect(config={"autoinstall_known_extensions": False})
     try:
-        try:
+        with scan_errors(opening=True):
             source, plan = open_source(con, data, spec)
             check_types(con, plan, source.columns, source.description)
-        except duckdb.PermissionException as exc:
-            raise FairboundError(
-                f"data: the database's views read files, which is off for audited databases "
-                f"({_first_line(exc)}); set {ALLOW_EXTERNAL_ACCESS}=1 if you trust it",
-                param="data") from None
         want_samples = spec.keep_cost_sample > 0 and plan.cost is not None
-        try:
+        with scan_errors(source.description):
             rows, nbytes = _fetch_dicts(con, stats_query(plan, "src", distinct=want_samples))
             samples = None
             if want_samples:
                 samples, more = _cost_samples(con, plan, spec, rows, source)
                 nbytes += more
-        except duckdb.PermissionException as exc:
-            raise FairboundError(
-                f"data: the database's views read files, which is off for audited databases "
-                f"({_first_line(exc)}); set {ALLOW_EXTERNAL_ACCESS}=1 if you trust it",
-                param="data") from None
-        except duckdb.Error as exc:
-            problem = csv_error_message(str(exc), source.description)
-            if problem is not None:  # a bad line after the rows DuckDB sniffed
-                raise FairboundError(problem, param="data") from None
-            raise FairboundError(f"data: cannot aggregate {source.description}: "
-                                 f"{_first_line(exc)}", param="data") from None
         return assemble(rows, plan, spec, engine=source.engine, source=source.description,
                         samples=samples, collected_bytes=nbytes)
     finally:

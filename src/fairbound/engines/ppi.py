@@ -301,13 +301,7 @@ def ppi_counts(data, *, group, label: str, proxy: str, prediction: str, pos_labe
     """
     import duckdb
 
-    from fairbound.engines.duckdb_engine import (
-        ALLOW_EXTERNAL_ACCESS,
-        _first_line,
-        check_types,
-        csv_error_message,
-        open_source,
-    )
+    from fairbound.engines.duckdb_engine import check_types, open_source, scan_errors
 
     if data is None:
         raise FairboundError("data: got None", param="data")
@@ -348,7 +342,7 @@ def ppi_counts(data, *, group, label: str, proxy: str, prediction: str, pos_labe
                          where=where, extra=extra)
     con = duckdb.connect(config={"autoinstall_known_extensions": False})
     try:
-        try:
+        with scan_errors():
             try:
                 source, plan = open_source(con, data, spec)
             except FairboundError as exc:
@@ -371,17 +365,6 @@ def ppi_counts(data, *, group, label: str, proxy: str, prediction: str, pos_labe
                                   probability=terms.get("sampling_probability"),
                                   batch=terms.get("batch"))
             rows = con.sql(query).to_arrow_table().to_pylist()
-        except duckdb.PermissionException as exc:
-            raise FairboundError(
-                f"data: the database's views read files, which is off for audited databases "
-                f"({_first_line(exc)}); set {ALLOW_EXTERNAL_ACCESS}=1 if you trust it",
-                param="data") from None
-        except duckdb.Error as exc:
-            problem = csv_error_message(str(exc), None)
-            if problem is not None:
-                raise FairboundError(problem, param="data") from None
-            raise FairboundError(f"data: cannot aggregate the data: {_first_line(exc)}",
-                                 param="data") from None
     finally:
         con.close()
     if proxy_kind == "score":

@@ -170,12 +170,7 @@ def score_histograms(data, *, group, label: str, score: str, bins=None, pos_labe
     import duckdb
 
     from fairbound.engines.assemble import group_key, is_missing, py, sort_key
-    from fairbound.engines.duckdb_engine import (
-        ALLOW_EXTERNAL_ACCESS,
-        check_types,
-        csv_error_message,
-        open_source,
-    )
+    from fairbound.engines.duckdb_engine import check_types, open_source, scan_errors
     from fairbound.engines.sql import cost_sql, where_sql
 
     groups = check_columns(group)
@@ -190,17 +185,12 @@ def score_histograms(data, *, group, label: str, score: str, bins=None, pos_labe
     spec = AggregateSpec(group=groups, label=label, prediction=label, cost=score, where=where)
     con = duckdb.connect(config={"autoinstall_known_extensions": False})
     try:
-        try:
+        with scan_errors(opening=True):
             try:
                 source, plan = open_source(con, data, spec)
                 check_types(con, plan, source.columns, source.description)
             except FairboundError as exc:
                 raise _rename(exc, "cost", "score") from None
-        except duckdb.PermissionException as exc:
-            raise FairboundError(
-                f"data: the database's views read files, which is off for audited databases "
-                f"({_first_line(exc)}); set {ALLOW_EXTERNAL_ACCESS}=1 if you trust it",
-                param="data") from None
         n_group = len(plan.group)
         gk = [f"g{i}" for i in range(n_group)]
         exprs = [f"{t.sql('duckdb')} AS g{i}" for i, t in enumerate(plan.group)]
@@ -214,19 +204,8 @@ def score_histograms(data, *, group, label: str, score: str, bins=None, pos_labe
         binned = f"SELECT *, {bin_expr} AS b FROM ({inner}) t0"
         query = (f"SELECT {', '.join(keys)}, count(*) AS n, sum(c) AS s, sum(c * c) AS ss "
                  f"FROM ({binned}) t1 GROUP BY {', '.join(keys)}")
-        try:
+        with scan_errors(source.description):
             table = con.sql(query, params=params or None).to_arrow_table()
-        except duckdb.PermissionException as exc:
-            raise FairboundError(
-                f"data: the database's views read files, which is off for audited databases "
-                f"({_first_line(exc)}); set {ALLOW_EXTERNAL_ACCESS}=1 if you trust it",
-                param="data") from None
-        except duckdb.Error as exc:
-            problem = csv_error_message(str(exc), source.description)
-            if problem is not None:
-                raise FairboundError(problem, param="data") from None
-            raise FairboundError(f"data: cannot aggregate {source.description}: "
-                                 f"{_first_line(exc)}", param="data") from None
     finally:
         con.close()
     nbytes = int(table.nbytes)
