@@ -55,6 +55,35 @@ def where_reason(plan: Plan) -> str:
     return f"where not true: {plan.where.text}"
 
 
+class Excluded(dict):
+    """Rows left out, by reason: a dict that only ever holds reasons with rows."""
+
+    def add(self, reason: str, n: int) -> None:
+        if n:
+            self[reason] = self.get(reason, 0) + int(n)
+
+
+def kept_rows(rows: Iterable[Mapping], plan: Plan, keys: list[str], excluded: Excluded):
+    """The statistics rows in one order (by ``keys``) whatever the scan's, with their groups.
+
+    Yields ``(row, n, group)`` for the rows the filter keeps and whose group is known; the
+    others are counted in ``excluded`` (the filter's reason, :data:`MISSING_GROUP`).  The
+    one exclusion rule and the one summation order of every scan's assembly.
+    """
+    n_group = len(plan.group)
+    for r in sorted(rows, key=lambda r: tuple(
+            (2, 0.0, "") if is_missing(r[k]) else sort_key(py(r[k])) for k in keys)):
+        n = int(r["n"])
+        if plan.where is not None and not bool(r["w"]):
+            excluded.add(where_reason(plan), n)
+            continue
+        key = group_key(r, n_group)
+        if key is None:
+            excluded.add(MISSING_GROUP, n)
+            continue
+        yield r, n, key
+
+
 def assemble(
     rows: Iterable[Mapping],
     plan: Plan,
@@ -76,40 +105,25 @@ def assemble(
         key_names += ["y", "p"]
     if plan.where is not None:
         key_names.append("w")
-    rows = sorted(rows, key=lambda r: tuple(
-        (2, 0.0, "") if is_missing(r[k]) else sort_key(py(r[k])) for k in key_names))
-    excluded: dict[str, int] = {}
-
-    def exclude(reason: str, n: int) -> None:
-        if n:
-            excluded[reason] = excluded.get(reason, 0) + int(n)
-
-    n_rows = 0
+    rows = list(rows)
+    n_rows = sum(int(r["n"]) for r in rows)
+    excluded = Excluded()
     groups: set = set()
     cells: list[tuple] = []
     moments: dict = {}
-    for r in rows:
-        n = int(r["n"])
-        n_rows += n
-        if plan.where is not None and not bool(r["w"]):
-            exclude(where_reason(plan), n)
-            continue
-        key = group_key(r, n_group)
-        if key is None:
-            exclude(MISSING_GROUP, n)
-            continue
+    for r, n, key in kept_rows(rows, plan, key_names, excluded):
         groups.add(key)
         if plan.confusion:
             y, p = r["y"], r["p"]
             if is_missing(y):
-                exclude(MISSING_LABEL, n)
+                excluded.add(MISSING_LABEL, n)
             elif is_missing(p):
-                exclude(MISSING_PREDICTION, n)
+                excluded.add(MISSING_PREDICTION, n)
             else:
                 cells.append((key, py(y), py(p), n))
         if plan.cost is not None:
             nc = int(r["nc"] or 0)
-            exclude(MISSING_COST, n - nc)
+            excluded.add(MISSING_COST, n - nc)
             m = moments.setdefault(key, [0, 0.0, 0.0, math.inf, -math.inf])
             if nc:
                 m[0] += nc
@@ -152,7 +166,7 @@ def assemble(
         )
     return Aggregates(
         groups=ordered, classes=classes, confusion=confusion, label_values=label_values,
-        prediction_values=pred_values, cost=cost, n_rows=n_rows, excluded=excluded,
+        prediction_values=pred_values, cost=cost, n_rows=n_rows, excluded=dict(excluded),
         engine=engine, source=source, collected_bytes=int(collected_bytes),
     )
 

@@ -30,10 +30,11 @@ from typing import Any
 import numpy as np
 
 from fairbound.engines.assemble import (
-    MISSING_GROUP,
     MISSING_PREDICTION,
+    Excluded,
     group_key,
     is_missing,
+    kept_rows,
     py,
     where_reason,
 )
@@ -388,33 +389,18 @@ def ppi_counts(data, *, group, label: str, proxy: str, prediction: str, pos_labe
 def _assemble(rows, plan: Plan, *, label, proxy, prediction, pos_label, engine, source,
               groups) -> PPITable:
     n_group = len(plan.group)
-    excluded: dict[str, int] = {}
-
-    def exclude(reason: str, n: int) -> None:
-        if n:
-            excluded[reason] = excluded.get(reason, 0) + int(n)
-
+    excluded = Excluded()
     keys = [f"g{i}" for i in range(n_group)] + ["y", "f", "p"]
     keys += ["w"] if plan.where is not None else []
-    rows = sorted(rows, key=lambda r: tuple(   # one order whatever the scan's
-        (2, 0.0, "") if is_missing(r[k]) else sort_key(py(r[k])) for k in keys))
-    n_rows = 0
+    rows = list(rows)
+    n_rows = sum(int(r["n"]) for r in rows)
     cells = []
-    for r in rows:
-        n = int(r["n"])
-        n_rows += n
-        if plan.where is not None and not bool(r["w"]):
-            exclude(where_reason(plan), n)
-            continue
-        key = group_key(r, n_group)
-        if key is None:
-            exclude(MISSING_GROUP, n)
-            continue
+    for r, n, key in kept_rows(rows, plan, keys, excluded):
         if is_missing(r["p"]):
-            exclude(MISSING_PREDICTION, n)
+            excluded.add(MISSING_PREDICTION, n)
             continue
         if is_missing(r["f"]):
-            exclude(MISSING_PROXY, n)
+            excluded.add(MISSING_PROXY, n)
             continue
         y = None if is_missing(r["y"]) else py(r["y"])
         cells.append((key, y, py(r["f"]), py(r["p"]), n))
@@ -475,7 +461,7 @@ def _assemble(rows, plan: Plan, *, label, proxy, prediction, pos_label, engine, 
     negative = next(c for i, c in enumerate(setup.classes) if i != pos_index)
     return PPITable(
         groups=ordered, labeled=lab, unlabeled=unl, classes=(negative, positive),
-        positive=positive, n_rows=n_rows, excluded=excluded, engine=engine,
+        positive=positive, n_rows=n_rows, excluded=dict(excluded), engine=engine,
         source=source if isinstance(source, str) else os.fspath(source),
         columns={"group": list(groups), "label": label, "proxy": proxy,
                  "prediction": prediction},
