@@ -48,7 +48,7 @@ from fairbound.metrics import (
     Component,
     Metric,
     check_favourable,
-    get_metric,
+    get_metrics,
     oriented,
 )
 from fairbound.stats import GroupStats, NotEstimable, difference_interval, get_method
@@ -371,16 +371,7 @@ def _validate_audit(data, group, label, prediction, metrics, cost, cost_max, com
         metrics = list(DEFAULT_METRICS) if (label or prediction) else []
         if cost is not None:
             metrics.append("cost")
-    elif isinstance(metrics, str):
-        metrics = [metrics]
-    elif not isinstance(metrics, list | tuple | set | frozenset):
-        raise FairboundError(f"metrics must be a metric name or a list of them; got "
-                             f"{metrics!r:.60}", param="metrics")
-    resolved = []
-    for m in metrics:
-        mm = get_metric(m)
-        if mm not in resolved:
-            resolved.append(mm)
+    resolved = get_metrics(metrics)
     if not resolved:
         raise FairboundError("metrics: nothing to audit; give label= and prediction= or cost=",
                              param="metrics")

@@ -59,6 +59,7 @@ from typing import Any
 
 import numpy as np
 
+from fairbound._validate import check_bool
 from fairbound.audit.pairing import REST, check_comparison, pairs, resolve_reference
 from fairbound.audit.verdicts import (
     A_DISADVANTAGED,
@@ -70,7 +71,7 @@ from fairbound.audit.verdicts import (
     verdict,
 )
 from fairbound.errors import FairboundError
-from fairbound.metrics import check_favourable, get_metric, oriented
+from fairbound.metrics import check_favourable, get_metric, get_metrics, oriented
 from fairbound.stats.base import check_confidence_level
 
 SCHEMA = "fairbound.ppi_audit/1"
@@ -780,31 +781,17 @@ def _build(rows: Sequence[_Row], *, confidence_level, error_control, guaranteed,
 def _resolve_metrics(metrics) -> tuple:
     if metrics is None:
         metrics = list(DEFAULT_PPI_METRICS)
-    elif isinstance(metrics, str):
-        metrics = [metrics]
-    elif not isinstance(metrics, list | tuple | set | frozenset):
-        raise FairboundError(f"metrics must be a metric name or a list of them; got "
-                             f"{metrics!r:.60}", param="metrics")
-    out = []
-    for name in metrics:
-        mm = get_metric(name)
+    out = get_metrics(metrics)
+    for mm in out:
         if not mm.components or any(c.name not in _KINDS for c in mm.components):
             supported = ", ".join(("demographic_parity", "equal_opportunity",
                                    "false_positive_rate", "false_negative_rate",
                                    "equalized_odds", "predictive_parity", "accuracy_parity"))
             raise FairboundError(f"metric {mm.name!r} is not supported by a prediction-"
                                  f"powered audit; use one of {supported}", param="metric")
-        if mm not in out:
-            out.append(mm)
     if not out:
         raise FairboundError("metrics: nothing to audit", param="metrics")
     return tuple(out)
-
-
-def _check_bool(value, param: str) -> bool:
-    if not isinstance(value, bool | np.bool_):
-        raise FairboundError(f"{param} must be True or False; got {value!r}", param=param)
-    return bool(value)
 
 
 def _group_checks(table) -> tuple[tuple[GroupCheck, ...], list[str]]:
@@ -954,7 +941,7 @@ def ppi_audit_counts(table, *, metrics=None, comparison: str = "pairwise", refer
     comparison = check_comparison(comparison)
     rho = check_confidence_level(confidence_level)
     error_control = check_error_control(error_control)
-    guaranteed = _check_bool(guaranteed, "guaranteed")
+    guaranteed = check_bool(guaranteed, "guaranteed")
     favourable = check_favourable(favourable)
     looks = _check_looks(looks)
     weighted = bool(getattr(table, "batches", None) is not None)
@@ -1017,7 +1004,7 @@ def ppi_audit_counts(table, *, metrics=None, comparison: str = "pairwise", refer
                 rows.append(_Row(mm.name, comp.name, comp.rate, oc.rate_is_cost, ga, gb,
                                  counts[ga], side(ga, gb)))
     comps, n_tests = _build(rows, confidence_level=rho, error_control=error_control,
-                            guaranteed=guaranteed, plan=_check_bool(plan, "plan"),
+                            guaranteed=guaranteed, plan=check_bool(plan, "plan"),
                             looks=looks)
     checks, notes = _design_checks(table) if weighted else _group_checks(table)
     for text in notes:
@@ -1217,7 +1204,7 @@ def ppi_audit(
     check_comparison(comparison)
     check_confidence_level(confidence_level)
     check_error_control(error_control)
-    _check_bool(guaranteed, "guaranteed")
+    check_bool(guaranteed, "guaranteed")
     check_favourable(favourable)
     _check_looks(looks)
     if guaranteed and sampling_probability is not None:

@@ -38,6 +38,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from fairbound._validate import check_choice
+from fairbound.errors import FairboundError
 
 CountFunc = Callable[[np.ndarray, int], tuple[np.ndarray, np.ndarray]]
 
@@ -275,8 +276,29 @@ def get_metric(name: str) -> Metric:
     return METRICS[key]
 
 
+def get_metrics(metrics) -> list[Metric]:
+    """Look up one metric name or a list of them: the metrics, each once, in the order given.
+
+    Examples
+    --------
+    >>> [m.name for m in get_metrics(["tpr", "equal_opportunity", "dp"])]
+    ['equal_opportunity', 'demographic_parity']
+    """
+    if isinstance(metrics, str):
+        metrics = [metrics]
+    elif not isinstance(metrics, list | tuple | set | frozenset):
+        raise FairboundError(f"metrics must be a metric name or a list of them; got "
+                             f"{metrics!r:.60}", param="metrics")
+    out: list[Metric] = []
+    for name in metrics:
+        m = get_metric(name)
+        if m not in out:
+            out.append(m)
+    return out
+
+
 __all__ = [
     "ACCURACY", "COST", "DEFAULT_METRICS", "FAVOURABLE", "FNR", "FPR", "METRICS", "PRECISION",
     "SELECTION", "TPR", "ZERO_ONE", "Component", "Metric", "check_favourable", "get_metric",
-    "oriented", "register_metric",
+    "get_metrics",     "oriented", "register_metric",
 ]
