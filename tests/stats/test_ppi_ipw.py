@@ -186,5 +186,5 @@ def test_bad_counts_name_the_argument(kwargs, param):
 
 
 def test_wrong_type_is_one_line():
-    with pytest.raises(FairboundError, match="counts must be WeightedPPICounts"):
+    with pytest.raises(FairboundError, match="counts must be a WeightedPPICounts"):
         ipw_ratio_interval(PPICounts(labeled=np.ones((2, 2, 2)), unlabeled=np.ones((2, 2))))

@@ -92,5 +92,5 @@ def test_gap_pooling_and_errors():
     assert exc.value.param == "labeled"
     with pytest.raises(FairboundError, match="score must be"):
         ScorePPICounts.from_arrays([1, 0], [0.5, 1.5], [1, 0])
-    with pytest.raises(FairboundError, match="counts must be ScorePPICounts"):
+    with pytest.raises(FairboundError, match="counts must be a ScorePPICounts"):
         ppi_score_ratio_interval("nope")

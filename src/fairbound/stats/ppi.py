@@ -205,6 +205,10 @@ MEAN_COSTS: dict[str, tuple[tuple[float, float], tuple[float, float]]] = {
     "false-negative": ((0.0, 0.0), (1.0, 0.0)),
 }
 
+#: Why a ratio is not estimable when its denominator's estimate is not positive.
+_DENOMINATOR_AT_ZERO = ("the metric's denominator is estimated at 0 or below (too few rows "
+                        "in its condition)")
+
 #: Share of ``alpha`` given to the unlabeled mean in the guaranteed intervals (the rest to
 #: the rectifier, which is usually the wider piece).
 UNLABELED_ALPHA_SHARE = 0.2
@@ -262,6 +266,30 @@ def _check_type(obj, cls, param: str):
         raise FairboundError(f"{param} must be a {cls.__name__}; got {type(obj).__name__}",
                              param=param)
     return obj
+
+
+def _cells(raw, name: str, shape: tuple, *, whole: bool) -> np.ndarray:
+    """``raw`` as a read-only float array of ``shape`` with finite non-negative cells.
+
+    ``whole``: the cells must also be whole numbers (counts).  Errors name ``name``.
+    """
+    try:
+        a = np.array(raw, dtype=float)
+    except (TypeError, ValueError):
+        raise FairboundError(f"{name} must be an array of numbers; got {raw!r:.60}",
+                             param=name) from None
+    if a.shape != shape:
+        raise FairboundError(f"{name} must have shape {shape}; got {a.shape}", param=name)
+    bad = a[~((a >= 0) & np.isfinite(a))]   # NaN fails too
+    if bad.size:
+        raise FairboundError(f"{name} must hold finite non-negative numbers; got "
+                             f"{float(bad[0])!r}", param=name)
+    fractional = a[a != np.round(a)] if whole else ()
+    if len(fractional):
+        raise FairboundError(f"{name} must hold whole numbers (counts); got "
+                             f"{float(fractional[0])!r}", param=name)
+    a.setflags(write=False)
+    return a
 
 
 # --------------------------------------------------------------------------- statistics
@@ -498,20 +526,7 @@ class PPICounts:
 
     def __post_init__(self) -> None:
         for name, shape in (("labeled", (2, 2, 2)), ("unlabeled", (2, 2))):
-            raw = getattr(self, name)
-            try:
-                a = np.array(raw, dtype=float)
-            except (TypeError, ValueError):
-                raise FairboundError(f"{name} must be an array of counts; got {raw!r:.60}",
-                                     param=name) from None
-            if a.shape != shape:
-                raise FairboundError(f"{name} must have shape {shape}; got {a.shape}",
-                                     param=name)
-            if not (np.all(np.isfinite(a)) and np.all(a >= 0) and np.all(a == np.round(a))):
-                raise FairboundError(f"{name} counts must be non-negative whole numbers; got "
-                                     f"{a.ravel().tolist()}", param=name)
-            a.setflags(write=False)
-            object.__setattr__(self, name, a)
+            object.__setattr__(self, name, _cells(getattr(self, name), name, shape, whole=True))
 
     @classmethod
     def from_table(cls, table) -> PPICounts:
@@ -783,6 +798,16 @@ def _mean_core(raw, tuned: bool) -> tuple[float, float, float]:
     return est, var, lam
 
 
+def _jackknife_term(loo: np.ndarray, ks: np.ndarray, size: float) -> float:
+    """One part's term of the two-sample jackknife variance.
+
+    ``(m - 1) / m`` times the sum of squares of the leave-one-out estimates ``loo`` about
+    their mean, each counted ``ks`` times (the rows of its cell) out of ``m = size``.
+    """
+    m = float(loo @ ks) / size
+    return (size - 1) / size * float(((loo - m) ** 2) @ ks)
+
+
 def _mean_jackknife(raw, C: float) -> float:
     """Two-sample jackknife variance of the PPI++ mean, 0/1 costs (``lambda`` re-tuned)."""
     n, sy, syy, sf, sff, syf, N, su, suu = raw
@@ -802,8 +827,7 @@ def _mean_jackknife(raw, C: float) -> float:
             continue
         ests = np.array([_mean_core(r, True)[0] for r, _ in leave])
         w = np.array([k for _, k in leave], dtype=float)
-        m = float(ests @ w) / size
-        total += (size - 1) / size * float(((ests - m) ** 2) @ w)
+        total += _jackknife_term(ests, w, size)
     return total
 
 
@@ -877,9 +901,8 @@ def ppi_mean_interval(stats: PPIStats, confidence_level: float = 0.95, *,
     """
     _check_type(stats, PPIStats, "stats")
     _, z = _level(confidence_level)
-    est, var, lam, how = _mean_parts(stats, _check_tuned(tuned), _check_variance(variance))
-    se = math.sqrt(var)
-    return PPIInterval(est - z * se, est + z * se, est, se, (lam,), variance=how)
+    return _one_group(z, lambda: _mean_parts(stats, _check_tuned(tuned),
+                                             _check_variance(variance)))
 
 
 def classical_mean_interval(stats: PPIStats, confidence_level: float = 0.95) -> PPIInterval:
@@ -896,8 +919,7 @@ def classical_mean_interval(stats: PPIStats, confidence_level: float = 0.95) -> 
     _, z = _level(confidence_level)
     if stats.n < 2:
         raise NotEstimable("the labeled-only interval needs at least 2 labeled rows")
-    se = math.sqrt(stats.var_y / stats.n)
-    return PPIInterval(stats.mean_y - z * se, stats.mean_y + z * se, stats.mean_y, se, (0.0,))
+    return _wald(stats.mean_y, math.sqrt(stats.var_y / stats.n), z, (0.0,))
 
 
 def ppi_gap_interval(a: PPIStats, b: PPIStats, confidence_level: float = 0.95, *,
@@ -915,12 +937,8 @@ def ppi_gap_interval(a: PPIStats, b: PPIStats, confidence_level: float = 0.95, *
     tuned : bool
         PPI++ power tuning per group (default); ``False``: ``lambda = 1``.
     variance : {'auto', 'jackknife', 'plugin'}
-        Standard error of the tuned estimate: ``'plugin'`` is PPI++'s (and ``ppi_py``'s)
-        plug-in variance at the estimated ``lambda``; ``'jackknife'`` the two-sample
-        jackknife, which re-tunes ``lambda`` on every leave-one-out sample and so counts
-        the noise of the estimated ``lambda`` (computable from the statistics of 0/1 costs
-        only); ``'auto'`` (default) is the jackknife for 0/1 costs, the plug-in otherwise.
-        With ``tuned=False`` it is always the plug-in (nothing is estimated).
+        Standard error of each group's tuned estimate, as in :func:`ppi_mean_interval`
+        (``'auto'``, the default: the jackknife for 0/1 costs, the plug-in otherwise).
 
     Raises
     ------
@@ -940,13 +958,7 @@ def ppi_gap_interval(a: PPIStats, b: PPIStats, confidence_level: float = 0.95, *
     _, z = _level(confidence_level)
     tuned = _check_tuned(tuned)
     variance = _check_variance(variance)
-    parts = []
-    for label, g in (("A", a), ("B", b)):
-        try:
-            parts.append(_mean_parts(g, tuned, variance))
-        except NotEstimable as exc:
-            raise NotEstimable(f"group {label}: {exc}") from None
-    return _combine(parts, z)
+    return _two_groups(a, b, z, lambda g: _mean_parts(g, tuned, variance))
 
 
 def _rate_tables(metric) -> tuple[np.ndarray, np.ndarray]:
@@ -957,11 +969,33 @@ def _rate_tables(metric) -> tuple[np.ndarray, np.ndarray]:
     return num, den
 
 
+def _wald(est: float, se: float, z: float, lam: tuple[float, ...],
+          variance: str = "plugin") -> PPIInterval:
+    """The asymptotic interval ``est +- z se``."""
+    return PPIInterval(est - z * se, est + z * se, est, se, lam, variance=variance)
+
+
+def _with_method(result) -> tuple:
+    """(estimate, variance, lambda, variance method); a result without the method is plug-in."""
+    p = tuple(result)
+    return p if len(p) == 4 else (*p, "plugin")
+
+
+def _each_group(a, b, part) -> list:
+    """``[part(a), part(b)]``; a group that is not estimable is named (A or B) in the error."""
+    out = []
+    for label, g in (("A", a), ("B", b)):
+        try:
+            out.append(part(g))
+        except NotEstimable as exc:
+            raise NotEstimable(f"group {label}: {exc}") from None
+    return out
+
+
 def _one_group(z, part) -> PPIInterval:
-    """One group's interval from ``part()`` = (estimate, variance, lambda)."""
-    est, var, lam = part()
-    se = math.sqrt(var)
-    return PPIInterval(est - z * se, est + z * se, est, se, (lam,), variance="plugin")
+    """One group's interval from ``part()`` = (estimate, variance, lambda[, variance method])."""
+    est, var, lam, how = _with_method(part())
+    return _wald(est, math.sqrt(var), z, (lam,), how)
 
 
 def _two_groups(a, b, z, part) -> PPIInterval:
@@ -969,23 +1003,55 @@ def _two_groups(a, b, z, part) -> PPIInterval:
 
     A group that is not estimable is named (A or B) in the error.
     """
-    parts = []
-    for label, g in (("A", a), ("B", b)):
-        try:
-            p = tuple(part(g))
-        except NotEstimable as exc:
-            raise NotEstimable(f"group {label}: {exc}") from None
-        parts.append(p if len(p) == 4 else (*p, "plugin"))
-    return _combine(parts, z)
+    pa, pb = (_with_method(p) for p in _each_group(a, b, part))
+    how = "jackknife" if "jackknife" in (pa[3], pb[3]) else "plugin"
+    return _wald(pa[0] - pb[0], math.sqrt(pa[1] + pb[1]), z, (pa[2], pb[2]), how)
 
 
-def _combine(parts, z) -> PPIInterval:
-    """Gap interval from two groups' (estimate, variance, lambda, variance method)."""
-    est = parts[0][0] - parts[1][0]
-    se = math.sqrt(parts[0][1] + parts[1][1])
-    how = "jackknife" if "jackknife" in (parts[0][3], parts[1][3]) else "plugin"
-    return PPIInterval(est - z * se, est + z * se, est, se, (parts[0][2], parts[1][2]),
-                       variance=how)
+def _rate_interval(counts, cls, confidence_level, metric, part) -> PPIInterval:
+    """One group's interval for a rate of :func:`_rate_tables` (a ratio or ``'error'``).
+
+    ``counts`` must be a ``cls``; ``part(counts, num, den)`` returns (estimate, variance,
+    lambda) for the metric's tables.
+    """
+    _check_type(counts, cls, "counts")
+    _, z = _level(confidence_level)
+    num, den = _rate_tables(metric)
+    return _one_group(z, lambda: part(counts, num, den))
+
+
+def _rate_gap_interval(a, b, cls, confidence_level, metric, part) -> PPIInterval:
+    """Gap interval for a rate of :func:`_rate_tables`: :func:`_rate_interval` per group."""
+    _check_type(a, cls, "a")
+    _check_type(b, cls, "b")
+    _, z = _level(confidence_level)
+    num, den = _rate_tables(metric)
+    return _two_groups(a, b, z, lambda g: part(g, num, den))
+
+
+def _tuned_ratio(theta, best_lambda, num, den, proxy: bool) -> tuple[float, float, float]:
+    """(ratio, denominator, lambda) of ``E[num] / E[den]`` from PPI means with one ``lambda``.
+
+    ``theta(g, lam)`` is the PPI estimate of the mean of the 2x2 table ``g[y, pred]`` at
+    ``lam``; ``best_lambda(h)`` the ``lambda`` in ``[0, 1]`` that minimises the variance of
+    ``theta(h, .)``.  With ``proxy``, ``lambda`` is tuned on the influence function
+    ``h = num - R den`` with a pilot ``R`` from ``lambda = 1`` (0 when the pilot is not
+    estimable); without, ``lambda = 0`` (labeled only).
+
+    Raises
+    ------
+    NotEstimable
+        When the denominator is estimated at 0 or below.
+    """
+    lam = 0.0
+    if proxy:
+        pilot_v = theta(den, 1.0)
+        pilot = theta(num, 1.0) / pilot_v if pilot_v > 0 else math.nan
+        lam = best_lambda(num - pilot * den) if math.isfinite(pilot) else 0.0
+    tv = theta(den, lam)
+    if not tv > 0:
+        raise NotEstimable(_DENOMINATOR_AT_ZERO)
+    return theta(num, lam) / tv, tv, lam
 
 
 def classical_gap_interval(a: PPIStats, b: PPIStats,
@@ -1005,9 +1071,8 @@ def classical_gap_interval(a: PPIStats, b: PPIStats,
     ra = classical_mean_interval(_check_type(a, PPIStats, "a"), confidence_level)
     rb = classical_mean_interval(_check_type(b, PPIStats, "b"), confidence_level)
     _, z = _level(confidence_level)
-    est = ra.estimate - rb.estimate
-    se = math.hypot(ra.std_error, rb.std_error)
-    return PPIInterval(est - z * se, est + z * se, est, se, (0.0, 0.0))
+    return _wald(ra.estimate - rb.estimate, math.hypot(ra.std_error, rb.std_error), z,
+                 (0.0, 0.0))
 
 
 def proxy_shift_pvalue(stats: PPIStats) -> float:
@@ -1140,8 +1205,7 @@ def _ratio_parts(c: PPICounts, num, den, tuned: bool, proxy: bool = True,
     ests, vars_, lams = _ratio_core(np.vstack(W), np.vstack(WU), num, den, mode)
     est, var, lam = float(ests[0]), float(vars_[0]), float(lams[0])
     if not math.isfinite(est):
-        raise NotEstimable("the metric's denominator is estimated at 0 or below (too few "
-                           "rows in its condition)")
+        raise NotEstimable(_DENOMINATOR_AT_ZERO)
     if not jack or not np.all(np.isfinite(ests)):
         return est, var, lam, "plugin"
     total, first = 0.0, 1
@@ -1151,9 +1215,7 @@ def _ratio_parts(c: PPICounts, num, den, tuned: bool, proxy: bool = True,
         size = float(counts.sum())
         if size < 2:
             continue
-        ks = counts[cells].astype(float)
-        m = float(loo @ ks) / size
-        total += (size - 1) / size * float(((loo - m) ** 2) @ ks)
+        total += _jackknife_term(loo, counts[cells].astype(float), size)
     return est, total, lam, "jackknife"
 
 
@@ -1195,10 +1257,8 @@ def ppi_ratio_interval(counts: PPICounts, confidence_level: float = 0.95, *,
     _check_type(counts, PPICounts, "counts")
     _, z = _level(confidence_level)
     num, den, _ = _ratio_tables(metric)
-    est, var, lam, how = _ratio_parts(counts, num, den, _check_tuned(tuned), True,
-                                      _check_variance(variance))
-    se = math.sqrt(var)
-    return PPIInterval(est - z * se, est + z * se, est, se, (lam,), variance=how)
+    return _one_group(z, lambda: _ratio_parts(counts, num, den, _check_tuned(tuned), True,
+                                              _check_variance(variance)))
 
 
 def _ratio_gap(a, b, confidence_level, metric, tuned, proxy, variance):
@@ -1313,6 +1373,12 @@ def _guaranteed_parts(s: PPIStats, lam: float, delta: float) -> tuple[float, flo
     return r_lo + lam * u_lo, r_hi + lam * u_hi
 
 
+def _guaranteed_bounds(s: PPIStats, lam: float, delta: float) -> tuple[float, float]:
+    """:func:`_guaranteed_parts` clipped to the cost range ``[0, cost_max]``."""
+    lo, hi = _guaranteed_parts(s, lam, delta)
+    return max(lo, 0.0), min(hi, s.cost_max)
+
+
 def _check_lam(lam) -> float:
     x = _number(lam, "lam")
     if not 0.0 <= x <= 1.0:
@@ -1362,9 +1428,7 @@ def ppi_guaranteed_mean_interval(stats: PPIStats, confidence_level: float = 0.95
     _check_type(stats, PPIStats, "stats")
     rho, _ = _level(confidence_level)
     lam = _check_lam(lam)
-    lo, hi = _guaranteed_parts(stats, lam, 1.0 - rho)
-    C = stats.cost_max
-    lo, hi = max(lo, 0.0), min(hi, C)
+    lo, hi = _guaranteed_bounds(stats, lam, 1.0 - rho)
     return PPIInterval(lo, hi, (lo + hi) / 2, math.nan, (lam,), "finite-sample", "none")
 
 
@@ -1391,14 +1455,8 @@ def ppi_guaranteed_gap_interval(a: PPIStats, b: PPIStats, confidence_level: floa
     rho, _ = _level(confidence_level)
     lam = _check_lam(lam)
     half = (1.0 - rho) / 2
-    bounds = []
-    for label, g in (("A", a), ("B", b)):
-        try:
-            lo, hi = _guaranteed_parts(g, lam, half)
-        except NotEstimable as exc:
-            raise NotEstimable(f"group {label}: {exc}") from None
-        bounds.append((max(lo, 0.0), min(hi, g.cost_max)))
-    lo, hi = bounds[0][0] - bounds[1][1], bounds[0][1] - bounds[1][0]
+    (a_lo, a_hi), (b_lo, b_hi) = _each_group(a, b, lambda g: _guaranteed_bounds(g, lam, half))
+    lo, hi = a_lo - b_hi, a_hi - b_lo
     return PPIInterval(lo, hi, (lo + hi) / 2, math.nan, (lam, lam), "finite-sample", "none")
 
 

@@ -90,7 +90,6 @@ Uncertain rows drawn more often; the interval for each group's TPR and the gap:
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -99,30 +98,13 @@ from fairbound.errors import FairboundError
 from fairbound.stats.base import NotEstimable
 from fairbound.stats.ppi import (
     PPIInterval,
-    _level,
-    _one_group,
-    _rate_tables,
-    _two_groups,
+    _cells,
+    _rate_gap_interval,
+    _rate_interval,
+    _tuned_ratio,
 )
 
 __all__ = ["WeightedPPICounts", "ipw_ratio_gap_interval", "ipw_ratio_interval"]
-
-
-
-def _cells(raw, name: str, shape: tuple, *, whole: bool) -> np.ndarray:
-    try:
-        a = np.array(raw, dtype=float)
-    except (TypeError, ValueError):
-        raise FairboundError(f"{name} must be an array of numbers; got {raw!r:.60}",
-                             param=name) from None
-    if a.shape != shape:
-        raise FairboundError(f"{name} must have shape {shape}; got {a.shape}", param=name)
-    if not (np.all(np.isfinite(a)) and np.all(a >= 0)):
-        raise FairboundError(f"{name} must hold finite non-negative numbers", param=name)
-    if whole and not np.all(a == np.round(a)):
-        raise FairboundError(f"{name} must hold whole numbers (counts)", param=name)
-    a.setflags(write=False)
-    return a
 
 
 @dataclass(frozen=True)
@@ -311,28 +293,11 @@ class _Design:
 def _ratio_parts(c: WeightedPPICounts, num, den, proxy: bool) -> tuple[float, float, float]:
     """(estimate, variance, lambda) of one group's ratio ``E[num] / E[den]``."""
     d = _Design(c)
-    if proxy:
-        pilot_v = d.total(den, 1.0)
-        pilot = d.total(num, 1.0) / pilot_v if pilot_v > 0 else math.nan
-        lam = d.best_lambda(num - pilot * den) if math.isfinite(pilot) else 0.0
-    else:
-        lam = 0.0
-    tv = d.total(den, lam)
-    if not tv > 0:
-        raise NotEstimable("the metric's denominator is estimated at 0 or below (too few "
-                           "rows in its condition)")
-    est = d.total(num, lam) / tv
+    est, tv, lam = _tuned_ratio(d.total, d.best_lambda, num, den, proxy)
     h = num - est * den
     pop = max(d.total(h * h, lam) - d.total(h, lam) ** 2, 0.0) / d.M
     var = (d.design_var(h, lam) + pop) / tv**2
     return est, var, lam
-
-
-def _check_counts(obj, param: str) -> WeightedPPICounts:
-    if not isinstance(obj, WeightedPPICounts):
-        raise FairboundError(f"{param} must be WeightedPPICounts; got {type(obj).__name__}",
-                             param=param)
-    return obj
 
 
 def ipw_ratio_interval(counts: WeightedPPICounts, confidence_level: float = 0.95, *,
@@ -372,10 +337,8 @@ def ipw_ratio_interval(counts: WeightedPPICounts, confidence_level: float = 0.95
     >>> round(r.estimate, 3), round(r.low, 3), round(r.high, 3)
     (0.879, 0.807, 0.951)
     """
-    _check_counts(counts, "counts")
-    _, z = _level(confidence_level)
-    num, den = _rate_tables(metric)
-    return _one_group(z, lambda: _ratio_parts(counts, num, den, bool(proxy)))
+    return _rate_interval(counts, WeightedPPICounts, confidence_level, metric,
+                          lambda g, num, den: _ratio_parts(g, num, den, bool(proxy)))
 
 
 def ipw_ratio_gap_interval(a: WeightedPPICounts, b: WeightedPPICounts,
@@ -392,8 +355,5 @@ def ipw_ratio_gap_interval(a: WeightedPPICounts, b: WeightedPPICounts,
         Naming the group (A or B) that has fewer than 2 labeled rows or a denominator
         estimated at 0.
     """
-    _check_counts(a, "a")
-    _check_counts(b, "b")
-    _, z = _level(confidence_level)
-    num, den = _rate_tables(metric)
-    return _two_groups(a, b, z, lambda g: _ratio_parts(g, num, den, bool(proxy)))
+    return _rate_gap_interval(a, b, WeightedPPICounts, confidence_level, metric,
+                              lambda g, num, den: _ratio_parts(g, num, den, bool(proxy)))

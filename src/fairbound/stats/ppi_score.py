@@ -56,7 +56,6 @@ Examples
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -65,27 +64,13 @@ from fairbound.errors import FairboundError
 from fairbound.stats.base import NotEstimable
 from fairbound.stats.ppi import (
     PPIInterval,
-    _level,
-    _one_group,
-    _rate_tables,
-    _two_groups,
+    _cells,
+    _rate_gap_interval,
+    _rate_interval,
+    _tuned_ratio,
 )
 
 __all__ = ["ScorePPICounts", "ppi_score_ratio_gap_interval", "ppi_score_ratio_interval"]
-
-
-
-def _sums(raw, name: str, shape: tuple) -> np.ndarray:
-    try:
-        a = np.array(raw, dtype=float)
-    except (TypeError, ValueError):
-        raise FairboundError(f"{name} must be an array of numbers; got {raw!r:.60}",
-                             param=name) from None
-    if a.shape != shape or not np.all(np.isfinite(a)) or np.any(a < 0):
-        raise FairboundError(f"{name} must be {shape} finite non-negative sums; got shape "
-                             f"{a.shape}", param=name)
-    a.setflags(write=False)
-    return a
 
 
 @dataclass(frozen=True)
@@ -111,8 +96,8 @@ class ScorePPICounts:
     unlabeled: np.ndarray
 
     def __post_init__(self) -> None:
-        lab = _sums(self.labeled, "labeled", (3, 2, 2))
-        unl = _sums(self.unlabeled, "unlabeled", (3, 2))
+        lab = _cells(self.labeled, "labeled", (3, 2, 2), whole=False)
+        unl = _cells(self.unlabeled, "unlabeled", (3, 2), whole=False)
         for name, a in (("labeled", lab), ("unlabeled", unl)):
             tol = 1e-9 * (1.0 + a[0])
             if np.any(a[1] > a[0] + tol) or np.any(a[2] > a[1] + tol):
@@ -154,6 +139,18 @@ class ScorePPICounts:
                               unlabeled=sum((o.unlabeled for o in others), self.unlabeled))
 
 
+def _form_sum(S: np.ndarray, x, z=None) -> float:
+    """``sum x`` (or ``sum x z``) over rows with score sums ``S`` = (count, sum f, sum f^2).
+
+    ``x = (a, b)`` is the value ``a + b f`` per cell of ``S[k]`` (likewise ``z``).
+    """
+    a, b = x
+    if z is None:
+        return float((a * S[0] + b * S[1]).sum())
+    c, d = z
+    return float((a * c * S[0] + (a * d + b * c) * S[1] + b * d * S[2]).sum())
+
+
 class _Forms:
     """Sums of products of per-row values that are linear in the score ``f``.
 
@@ -167,21 +164,11 @@ class _Forms:
 
     def lab(self, x, z=None) -> float:
         """``sum x`` (or ``sum x z``) over labeled rows."""
-        a, b = x
-        if z is None:
-            return float((a * self.L[0] + b * self.L[1]).sum())
-        c, d = z
-        return float((a * c * self.L[0] + (a * d + b * c) * self.L[1]
-                      + b * d * self.L[2]).sum())
+        return _form_sum(self.L, x, z)
 
     def unl(self, x, z=None) -> float:
         """The same over unlabeled rows (``a``, ``b`` indexed by ``pred``)."""
-        a, b = x
-        if z is None:
-            return float((a * self.U[0] + b * self.U[1]).sum())
-        c, d = z
-        return float((a * c * self.U[0] + (a * d + b * c) * self.U[1]
-                      + b * d * self.U[2]).sum())
+        return _form_sum(self.U, x, z)
 
 
 def _gold(table) -> tuple[np.ndarray, np.ndarray]:
@@ -209,8 +196,7 @@ def _ratio_parts(c: ScorePPICounts, num, den, proxy: bool) -> tuple[float, float
     F = _Forms(c)
     use = proxy and F.N > 0
 
-    def lam_for(R: float) -> float:
-        h = num - R * den
+    def best_lambda(h: np.ndarray) -> float:
         hy = _gold(h)
         hl, hu = _proxy(h)
         cov = F.lab(hy, hl) / F.n - (F.lab(hy) / F.n) * (F.lab(hl) / F.n)
@@ -221,16 +207,7 @@ def _ratio_parts(c: ScorePPICounts, num, den, proxy: bool) -> tuple[float, float
             return 0.0
         return min(max(cov / ((1.0 + F.n / F.N) * var), 0.0), 1.0)
 
-    lam = 0.0
-    if use:
-        tv = _theta(F, den, 1.0)
-        pilot = _theta(F, num, 1.0) / tv if tv > 0 else math.nan
-        lam = lam_for(pilot) if math.isfinite(pilot) else 0.0
-    tv = _theta(F, den, lam)
-    if not tv > 0:
-        raise NotEstimable("the metric's denominator is estimated at 0 or below (too few "
-                           "rows in its condition)")
-    R = _theta(F, num, lam) / tv
+    R, tv, lam = _tuned_ratio(lambda g, at: _theta(F, g, at), best_lambda, num, den, use)
     h = num - R * den
     hy = _gold(h)
     hl, hu = _proxy(h)
@@ -241,13 +218,6 @@ def _ratio_parts(c: ScorePPICounts, num, den, proxy: bool) -> tuple[float, float
         var_unl = F.unl(hu, hu) / F.N - (F.unl(hu) / F.N) ** 2
         var += lam**2 * var_unl / F.N
     return R, max(var, 0.0) / tv**2, lam
-
-
-def _check(obj, param: str) -> ScorePPICounts:
-    if not isinstance(obj, ScorePPICounts):
-        raise FairboundError(f"{param} must be ScorePPICounts; got {type(obj).__name__}",
-                             param=param)
-    return obj
 
 
 def ppi_score_ratio_interval(counts: ScorePPICounts, confidence_level: float = 0.95, *,
@@ -272,10 +242,8 @@ def ppi_score_ratio_interval(counts: ScorePPICounts, confidence_level: float = 0
     NotEstimable
         With fewer than 2 labeled rows or a denominator estimated at 0.
     """
-    _check(counts, "counts")
-    _, z = _level(confidence_level)
-    num, den = _rate_tables(metric)
-    return _one_group(z, lambda: _ratio_parts(counts, num, den, bool(proxy)))
+    return _rate_interval(counts, ScorePPICounts, confidence_level, metric,
+                          lambda g, num, den: _ratio_parts(g, num, den, bool(proxy)))
 
 
 def ppi_score_ratio_gap_interval(a: ScorePPICounts, b: ScorePPICounts,
@@ -291,8 +259,5 @@ def ppi_score_ratio_gap_interval(a: ScorePPICounts, b: ScorePPICounts,
     NotEstimable
         Naming the group (A or B) that is not estimable.
     """
-    _check(a, "a")
-    _check(b, "b")
-    _, z = _level(confidence_level)
-    num, den = _rate_tables(metric)
-    return _two_groups(a, b, z, lambda g: _ratio_parts(g, num, den, bool(proxy)))
+    return _rate_gap_interval(a, b, ScorePPICounts, confidence_level, metric,
+                              lambda g, num, den: _ratio_parts(g, num, den, bool(proxy)))

@@ -235,15 +235,45 @@ def _distinct(values) -> list:
 # ----------------------------------------------------------------------------- histogram
 
 
-def _as_counts(x, name: str, n: int) -> np.ndarray:
+def _as_vector(x, name: str) -> np.ndarray:
+    """``x`` as a 1-D float array; errors name ``name``."""
     try:
         arr = np.asarray(x, dtype=float)
     except (TypeError, ValueError):
-        raise FairboundError(f"{name}: counts must be numbers; got {_show(np.ravel(x))}",
+        raise FairboundError(f"{name} must be numbers; got {_show(np.ravel(x))}",
+                             param=name) from None
+    if arr.ndim != 1:
+        raise FairboundError(f"{name} must be 1-D; got shape {arr.shape}", param=name)
+    return arr
+
+
+def _as_values(x) -> np.ndarray:
+    """A histogram's ``values``: a 1-D array of finite numbers."""
+    values = _as_vector(x, "values")
+    if not np.all(np.isfinite(values)):
+        raise FairboundError(f"values must be finite; got "
+                             f"{float(values[~np.isfinite(values)][0])!r}", param="values")
+    return values
+
+
+def _per_bin(x, name: str, n: int, not_numbers: str) -> np.ndarray:
+    """``x`` as a float array with one entry per bin (``n``).
+
+    ``not_numbers`` is the error's wording when ``x`` does not convert to numbers.
+    """
+    try:
+        arr = np.asarray(x, dtype=float)
+    except (TypeError, ValueError):
+        raise FairboundError(f"{name}: {not_numbers}; got {_show(np.ravel(x))}",
                              param=name) from None
     if arr.ndim != 1 or len(arr) != n:
         raise FairboundError(f"{name}: has shape {arr.shape}, values has {n} entries",
                              param=name)
+    return arr
+
+
+def _as_counts(x, name: str, n: int) -> np.ndarray:
+    arr = _per_bin(x, name, n, "counts must be numbers")
     bad = ~np.isfinite(arr) | (arr < 0) | (arr != np.round(arr))
     if bad.any():
         raise FairboundError(f"{name}: counts must be non-negative whole numbers; got "
@@ -254,14 +284,7 @@ def _as_counts(x, name: str, n: int) -> np.ndarray:
 def _as_sums(x, name: str, n: int) -> np.ndarray | None:
     if x is None:
         return None
-    try:
-        arr = np.asarray(x, dtype=float)
-    except (TypeError, ValueError):
-        raise FairboundError(f"{name}: must be numbers; got {_show(np.ravel(x))}",
-                             param=name) from None
-    if arr.ndim != 1 or len(arr) != n:
-        raise FairboundError(f"{name}: has shape {arr.shape}, values has {n} entries",
-                             param=name)
+    arr = _per_bin(x, name, n, "must be numbers")
     if not np.all(np.isfinite(arr)):
         raise FairboundError(f"{name}: must be finite; got {float(arr[~np.isfinite(arr)][0])!r}",
                              param=name)
@@ -315,17 +338,8 @@ class ScoreHistogram:
     binning: str = "distinct values"
 
     def __post_init__(self) -> None:
-        try:
-            values = np.asarray(self.values, dtype=float)
-        except (TypeError, ValueError):
-            raise FairboundError(f"values must be numbers; got {_show(np.ravel(self.values))}",
-                                 param="values") from None
-        if values.ndim != 1:
-            raise FairboundError(f"values must be 1-D; got shape {values.shape}", param="values")
+        values = _as_values(self.values)
         n = len(values)
-        if not np.all(np.isfinite(values)):
-            raise FairboundError(f"values must be finite; got "
-                                 f"{float(values[~np.isfinite(values)][0])!r}", param="values")
         bad = np.flatnonzero(np.diff(values) <= 0)
         if len(bad):
             i = int(bad[0])
@@ -390,13 +404,7 @@ class ScoreHistogram:
         >>> h.values.tolist(), h.upper.tolist(), h.pos.tolist(), h.exact
         ([0.1, 0.5], [0.2, 0.6], [1, 1], False)
         """
-        try:
-            s = np.asarray(scores, dtype=float)
-        except (TypeError, ValueError):
-            raise FairboundError(f"scores must be numbers; got {_show(np.ravel(scores))}",
-                                 param="scores") from None
-        if s.ndim != 1:
-            raise FairboundError(f"scores must be 1-D; got shape {s.shape}", param="scores")
+        s = _as_vector(scores, "scores")
         if not np.all(np.isfinite(s)):
             i = int(np.flatnonzero(~np.isfinite(s))[0])
             raise FairboundError(f"scores: {float(s[i])!r} at position {i}; scores must be finite "
@@ -426,17 +434,8 @@ class ScoreHistogram:
         >>> h.values.tolist(), h.pos.tolist(), h.neg.tolist()
         ([1.0, 3.0], [0, 3], [4, 1])
         """
-        try:
-            v = np.asarray(values, dtype=float)
-        except (TypeError, ValueError):
-            raise FairboundError(f"values must be numbers; got {_show(np.ravel(values))}",
-                                 param="values") from None
-        if v.ndim != 1:
-            raise FairboundError(f"values must be 1-D; got shape {v.shape}", param="values")
+        v = _as_values(values)
         n = len(v)
-        if not np.all(np.isfinite(v)):
-            raise FairboundError(f"values must be finite; got {float(v[~np.isfinite(v)][0])!r}",
-                                 param="values")
         p = _as_counts(pos, "pos", n)
         q = _as_counts(neg, "neg", n)
         u = _as_sums(upper, "upper", n)
