@@ -27,6 +27,15 @@ def test_block_starts_cover_sequence():
     assert bb.block_starts(10).tolist() == list(range(10))
 
 
+def test_bet_caps_both_sides():
+    grid, cap, sign = bb.bet_caps(0.25, False, 0.75)
+    assert grid.tolist() == [0.25] and cap.tolist() == [3.0] and sign == 1.0
+    with np.errstate(all="raise"):  # the ends give infinite caps, not a warning
+        grid, cap, sign = bb.bet_caps([0.0, 0.5, 1.0], True, 0.5)
+    assert cap.tolist() == [0.5, 1.0, np.inf] and sign == -1.0
+    assert bb.bet_caps([0.0], False, 0.5)[1].tolist() == [np.inf]
+
+
 def test_not_used_for_short_or_many_valued_sequences():
     lam = np.ones(100)
     assert bb.blocked_capital(np.zeros(100), lam, 0.75) is None

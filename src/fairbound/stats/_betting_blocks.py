@@ -80,6 +80,19 @@ def _few_values(x: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
     return values, inverse
 
 
+def bet_caps(grid, upper: bool, truncation: float) -> tuple[np.ndarray, np.ndarray, float]:
+    """Candidates ``grid`` as a float array, the caps of the bets on them, and the bets' sign.
+
+    The caps are ``truncation / m`` for ``K+`` (``upper=False``, sign ``+1``) and
+    ``truncation / (1 - m)`` for ``K-`` (``upper=True``, sign ``-1``), ``inf`` at the end
+    where ``m`` (or ``1 - m``) is 0.
+    """
+    grid = np.atleast_1d(np.asarray(grid, dtype=float))
+    with np.errstate(divide="ignore"):
+        cap = truncation / (1.0 - grid) if upper else truncation / grid
+    return grid, cap, -1.0 if upper else 1.0
+
+
 def _capital_on_blocks(values: np.ndarray, counts: np.ndarray, block_lam: np.ndarray,
                        truncation: float, *, stop: float | None = None
                        ) -> Callable[[np.ndarray, bool], np.ndarray]:
@@ -98,10 +111,7 @@ def _capital_on_blocks(values: np.ndarray, counts: np.ndarray, block_lam: np.nda
     n_arr = counts.shape[0]
 
     def capital(grid: np.ndarray, upper: bool) -> np.ndarray:
-        grid = np.atleast_1d(np.asarray(grid, dtype=float))
-        with np.errstate(divide="ignore"):
-            cap = truncation / (1.0 - grid) if upper else truncation / grid
-        sign = -1.0 if upper else 1.0
+        grid, cap, sign = bet_caps(grid, upper, truncation)
         # (arrangements, blocks, candidates)
         bets = np.minimum(block_lam[:, :, None], cap[None, None, :])
         # log capital of one block: sum over values of count * log(1 + sign * bet * (v - m))
@@ -453,7 +463,7 @@ def binary_capital(
     return capital, (p, p * (1.0 - p), n)
 
 
-__all__ = ["COUNTS_ABOVE", "GROWTH", "MAX_VALUES", "MIN_LENGTH", "SINGLETONS", "binary_capital",
-           "block_starts", "block_summary", "blocked_capital", "hypergeometric",
+__all__ = ["COUNTS_ABOVE", "GROWTH", "MAX_VALUES", "MIN_LENGTH", "SINGLETONS", "bet_caps",
+           "binary_capital", "block_starts", "block_summary", "blocked_capital", "hypergeometric",
            "ones_per_block", "pair_block_summary", "stacked_final_capital",
            "stacked_pair_capital", "stopped_mean"]

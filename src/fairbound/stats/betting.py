@@ -128,6 +128,7 @@ from fairbound.errors import FairboundError
 from fairbound.stats._betting_blocks import (
     COUNTS_ABOVE,
     MIN_LENGTH,
+    bet_caps,
     binary_capital,
     block_summary,
     blocked_capital,
@@ -175,41 +176,36 @@ def _check_sequence(x, param: str = "x") -> np.ndarray:
     return arr
 
 
-def _check_truncation(truncation) -> float:
+def _check_number(value, param: str, convert, ok, must: str, must_convert: str):
+    """``convert(value)`` when ``ok`` accepts it, else the error "<param> must be ...".
+
+    ``must_convert`` is said when ``convert`` refuses the value, ``must`` when ``ok`` does.
+    """
     try:
-        c = float(truncation)
+        x = convert(value)
     except (TypeError, ValueError):
-        raise FairboundError(f"truncation must be a number in (0, 1); got {truncation!r}",
-                             param="truncation") from None
-    if not (0.0 < c < 1.0):
-        raise FairboundError(f"truncation must be in (0, 1); got {truncation!r}",
-                             param="truncation")
-    return c
+        raise FairboundError(f"{param} must be {must_convert}; got {value!r}",
+                             param=param) from None
+    if not ok(x):
+        raise FairboundError(f"{param} must be {must}; got {value!r}", param=param)
+    return x
+
+
+def _check_truncation(truncation) -> float:
+    return _check_number(truncation, "truncation", float, lambda c: 0.0 < c < 1.0,
+                         "in (0, 1)", "a number in (0, 1)")
 
 
 def _check_horizon(horizon, n: int) -> int | None:
     if horizon is None:
         return None
-    try:
-        h = int(horizon)
-    except (TypeError, ValueError):
-        raise FairboundError(f"horizon must be a positive integer; got {horizon!r}",
-                             param="horizon") from None
-    if h < 1 or h != horizon:
-        raise FairboundError(f"horizon must be a positive integer; got {horizon!r}",
-                             param="horizon")
-    return h
+    return _check_number(horizon, "horizon", int, lambda h: h >= 1 and h == horizon,
+                         "a positive integer", "a positive integer")
 
 
 def _check_tol(tol) -> float:
-    try:
-        t = float(tol)
-    except (TypeError, ValueError):
-        raise FairboundError(f"tol must be a number in (0, 0.01]; got {tol!r}",
-                             param="tol") from None
-    if not (0.0 < t <= 0.01):
-        raise FairboundError(f"tol must be in (0, 0.01]; got {tol!r}", param="tol")
-    return t
+    return _check_number(tol, "tol", float, lambda t: 0.0 < t <= 0.01,
+                         "in (0, 0.01]", "a number in (0, 0.01]")
 
 
 def _validate_mean_interval(x, confidence_level, truncation, horizon, tol=1e-6):
@@ -270,14 +266,8 @@ def _max_log_capital(
     ``running_threshold`` returns instead, for every time ``t``, how many candidates have
     been rejected by then (running maximum of the log capital at or above the threshold).
     """
+    grid, cap, sign = bet_caps(grid, upper, truncation)
     n, g = x.size, grid.size
-    if upper:
-        cap = truncation / (1.0 - grid)
-        sign = -1.0
-    else:
-        with np.errstate(divide="ignore"):
-            cap = truncation / grid
-        sign = 1.0
     carry = np.zeros(g)
     best = np.zeros(g)  # capital starts at 1 (log 0)
     chunk = max(1, _CHUNK_CELLS // max(g, 1))
@@ -335,23 +325,16 @@ def _search_bound(
         else:
             logk = _max_log_capital(x, lam, grid, upper=upper, truncation=truncation)
         rejected = logk >= threshold
-        if upper:
-            # K- rejects candidates above U: kept grid points come first.
-            idx = np.flatnonzero(rejected)
-            if idx.size == 0:
-                lo = grid[-1]
-            else:
-                j = idx[0]
-                hi = grid[j]
-                lo = grid[j - 1] if j > 0 else lo
+        # K- rejects candidates above U: kept grid points come first, and the bracket
+        # [lo, hi] is [kept, rejected]; K+ the reverse.  Either way it closes on the first
+        # grid point of the second kind.
+        idx = np.flatnonzero(rejected if upper else ~rejected)
+        if idx.size == 0:
+            lo = grid[-1]
         else:
-            idx = np.flatnonzero(~rejected)
-            if idx.size == 0:
-                lo = grid[-1]
-            else:
-                j = idx[0]
-                hi = grid[j]
-                lo = grid[j - 1] if j > 0 else lo
+            j = idx[0]
+            hi = grid[j]
+            lo = grid[j - 1] if j > 0 else lo
     if upper:
         return float(hi)
     return float(lo)
@@ -736,10 +719,7 @@ def _final_capital(seqs: list[np.ndarray], alpha: float, truncation: float, stop
     n_arr = ys.shape[0]
 
     def capital(grid: np.ndarray, upper: bool) -> np.ndarray:
-        grid = np.atleast_1d(np.asarray(grid, dtype=float))
-        with np.errstate(divide="ignore"):
-            cap = truncation / (1.0 - grid) if upper else truncation / grid
-        sign = -1.0 if upper else 1.0
+        grid, cap, sign = bet_caps(grid, upper, truncation)
         carry = np.zeros((n_arr, grid.size))
         best = np.zeros((n_arr, grid.size))
         chunk = max(1, _CHUNK_CELLS // (n_arr * grid.size))

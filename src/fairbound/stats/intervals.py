@@ -35,6 +35,12 @@ def _z(confidence_level: float) -> float:
     return float(special.ndtri(0.5 + confidence_level / 2.0))
 
 
+def _centred(a: GroupStats, b: GroupStats, half_width: float) -> tuple[float, float]:
+    """The interval ``mean_A - mean_B +- half_width``."""
+    d = a.mean - b.mean
+    return d - half_width, d + half_width
+
+
 @register_interval(
     "bbu",
     guarantee="asymptotic",
@@ -43,9 +49,8 @@ def _z(confidence_level: float) -> float:
     options=("gamma", "variance"),
 )
 def _bbu(a: GroupStats, b: GroupStats, rho: float, *, rng=None, gamma=None, variance=None):
-    t = bernstein.bbu_half_width(a, b, rho, gamma=gamma, variance=variance, corrected=False)
-    d = a.mean - b.mean
-    return d - t, d + t
+    return _centred(a, b, bernstein.bbu_half_width(a, b, rho, gamma=gamma, variance=variance,
+                                                   corrected=False))
 
 
 @register_interval(
@@ -56,9 +61,8 @@ def _bbu(a: GroupStats, b: GroupStats, rho: float, *, rng=None, gamma=None, vari
     options=("gamma", "variance"),
 )
 def _bbu_corrected(a, b, rho, *, rng=None, gamma=None, variance=None):
-    t = bernstein.bbu_half_width(a, b, rho, gamma=gamma, variance=variance, corrected=True)
-    d = a.mean - b.mean
-    return d - t, d + t
+    return _centred(a, b, bernstein.bbu_half_width(a, b, rho, gamma=gamma, variance=variance,
+                                                   corrected=True))
 
 
 def hoeffding_half_width(n: float, *, cost_max: float, gamma: float, confidence_level: float):
@@ -77,9 +81,8 @@ def hoeffding_half_width(n: float, *, cost_max: float, gamma: float, confidence_
 def _hoeffding(a, b, rho, *, rng=None, gamma=None):
     g = bernstein.check_gamma(gamma) if gamma is not None else bernstein.observed_gamma(a, b)
     C = max(a.cost_max, b.cost_max)
-    t = hoeffding_half_width(a.n + b.n, cost_max=C, gamma=g, confidence_level=rho)
-    d = a.mean - b.mean
-    return d - t, d + t
+    return _centred(a, b, hoeffding_half_width(a.n + b.n, cost_max=C, gamma=g,
+                                               confidence_level=rho))
 
 
 # Each formula below serves one comparison (GroupStats, math.sqrt) and many at once

@@ -118,9 +118,7 @@ def _welch_t(xa: np.ndarray, xb: np.ndarray, axis: int = -1) -> np.ndarray:
     na, nb = xa.shape[axis], xb.shape[axis]
     d = xa.mean(axis=axis) - xb.mean(axis=axis)
     se = np.sqrt(xa.var(axis=axis, ddof=1) / na + xb.var(axis=axis, ddof=1) / nb)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        t = d / se
-        return np.where(se > 0, t, np.where(d == 0, 0.0, np.sign(d) * np.inf))
+    return _studentized(d, se)
 
 
 def _binary_t(ka: np.ndarray, na: int, kb: np.ndarray, nb: int) -> np.ndarray:
@@ -128,6 +126,11 @@ def _binary_t(ka: np.ndarray, na: int, kb: np.ndarray, nb: int) -> np.ndarray:
     pa, pb = ka / na, kb / nb
     d = pa - pb
     se = np.sqrt(pa * (1 - pa) / na + pb * (1 - pb) / nb)
+    return _studentized(d, se)
+
+
+def _studentized(d: np.ndarray, se: np.ndarray) -> np.ndarray:
+    """``d / se``; where ``se`` is 0: 0 for ``d == 0``, else infinity with the sign of ``d``."""
     with np.errstate(invalid="ignore", divide="ignore"):
         t = d / se
         return np.where(se > 0, t, np.where(d == 0, 0.0, np.sign(d) * np.inf))
@@ -245,12 +248,14 @@ def _validate_permutation(a, b, alternative, n_resamples) -> tuple[str, int]:
 
 
 def _betting_log_capital(
-    a: GroupStats, b: GroupStats, rng: np.random.Generator, alternative: str,
+    a: GroupStats, b: GroupStats, rng: np.random.Generator | int | None, alternative: str,
     confidence_level: float,
 ) -> np.ndarray:
     """Return the running log of the hedged capital against ``delta = 0`` on blocked pairs."""
     from fairbound.stats import betting
 
+    if not isinstance(rng, np.random.Generator):
+        rng = np.random.default_rng(rng)
     C = max(a.cost_max, b.cost_max)
     xa, xb = a.costs(rng), b.costs(rng)
     z, _ = betting.blocked_pairs(xa, xb)
@@ -334,8 +339,6 @@ def p_value(
         return _tail_p(_z_statistic(a, b), alt)
     if m == "permutation":
         return permutation_test(a, b, alternative=alt, n_resamples=n_resamples, rng=rng).p_value
-    if not isinstance(rng, np.random.Generator):
-        rng = np.random.default_rng(rng)
     log_k = _betting_log_capital(a, b, rng, alt, rho)
     return float(min(1.0, math.exp(-max(0.0, float(log_k.max())))))
 
@@ -404,8 +407,6 @@ def e_value(
         k = _check_kappa(kappa)
         p = _tail_p(_z_statistic(a, b), alt)
         return float(k * p ** (k - 1.0)) if p > 0 else math.inf
-    if not isinstance(rng, np.random.Generator):
-        rng = np.random.default_rng(rng)
     log_k = _betting_log_capital(a, b, rng, alt, rho)
     return float(math.exp(float(log_k[-1])))
 
