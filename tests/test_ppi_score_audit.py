@@ -91,3 +91,18 @@ def test_cli_proxy_kind(tmp_path, capsys):
     assert main(["ppi", str(path), "-g", "g", "--label", "gold", "--proxy", "judge",
                  "--prediction", "pred", "--proxy-kind", "odds"]) == 2
     assert "proxy_kind must be one of" in capsys.readouterr().err
+
+
+def test_a_fully_labeled_group_needs_no_unlabeled_rows():
+    # group b has a gold label on every row: its rate is the labeled-only estimate (the
+    # proxy has nothing to add), and the audit still reads group a's unlabeled rows
+    df = frame(np.random.default_rng(11))
+    full = df["g"] == "b"
+    df.loc[full, "gold"] = (df.loc[full, "judge"] > 0.5).astype(float)
+    res = audit(df, metrics=["equal_opportunity", "predictive_parity", "demographic_parity"])
+    for c in res.comparisons:
+        assert np.isfinite(c.low) and np.isfinite(c.high) and c.low <= c.estimate <= c.high
+    label = ppi_audit(df, group="g", label="gold", proxy="judge", prediction="pred",
+                      proxy_kind="score", metrics=["equal_opportunity"]).comparisons[0]
+    b = df[full & (df["gold"] == 1)]
+    assert label.rate_b == pytest.approx(b["pred"].mean(), abs=1e-12)

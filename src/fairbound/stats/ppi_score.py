@@ -186,7 +186,9 @@ def _theta(F: _Forms, g, lam: float) -> float:
     gy = _gold(g)
     (la, lb), ua = _proxy(g)
     rect = (gy[0] - lam * la, -lam * lb)
-    return lam * F.unl(ua) / F.N + F.lab(rect) / F.n
+    # a group whose rows are all labeled has no unlabeled term (and lambda = 0 there)
+    unlabeled = lam * F.unl(ua) / F.N if lam and F.N > 0 else 0.0
+    return unlabeled + F.lab(rect) / F.n
 
 
 def _ratio_parts(c: ScorePPICounts, num, den, proxy: bool) -> tuple[float, float, float]:
