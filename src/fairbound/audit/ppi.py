@@ -62,11 +62,10 @@ import numpy as np
 from fairbound._validate import check_bool
 from fairbound.audit.pairing import REST, check_comparison, pairs, resolve_reference
 from fairbound.audit.verdicts import (
-    A_DISADVANTAGED,
-    B_DISADVANTAGED,
     DISADVANTAGED,
     NOT_ESTIMABLE,
     check_error_control,
+    disadvantaged,
     select,
     verdict,
 )
@@ -233,11 +232,7 @@ class PPIComparison:
     @property
     def disadvantaged(self) -> Any:
         """The disadvantaged group, or ``None`` without such a verdict."""
-        if self.verdict == A_DISADVANTAGED:
-            return self.group_a
-        if self.verdict == B_DISADVANTAGED:
-            return self.group_b
-        return None
+        return disadvantaged(self.verdict, self.group_a, self.group_b)
 
     def to_dict(self, *, numbers: bool = False) -> dict:
         """Plain dictionary, JSON-ready (``numbers=True``: floats kept, NaN and inf too).

@@ -16,13 +16,12 @@ import numpy as np
 
 from fairbound._validate import check_seed
 from fairbound.audit.verdicts import (
-    A_DISADVANTAGED,
-    B_DISADVANTAGED,
     GAP_VERDICTS,
     NO_EVIDENCE,
     NOT_ESTIMABLE,
     check_error_control,
     check_tolerance,
+    disadvantaged,
     select,
 )
 from fairbound.errors import FairboundError
@@ -176,11 +175,7 @@ class Comparison:
     @property
     def disadvantaged(self) -> Any:
         """The disadvantaged group, or ``None`` without a verdict."""
-        if self.verdict == A_DISADVANTAGED:
-            return self.group_a
-        if self.verdict == B_DISADVANTAGED:
-            return self.group_b
-        return None
+        return disadvantaged(self.verdict, self.group_a, self.group_b)
 
     @property
     def label(self) -> str:

@@ -102,6 +102,11 @@ def worst(parts: Sequence):
                    low=lo, high=hi, verdict=v, required_n=math.nan, note=note)
 
 
+def disadvantaged(verdict: str, group_a, group_b):
+    """The group a verdict names as disadvantaged, or ``None`` (any other verdict)."""
+    return {A_DISADVANTAGED: group_a, B_DISADVANTAGED: group_b}.get(verdict)
+
+
 def select(comparisons: Sequence, *, metric: str | None = None,
            verdict: str | None = None) -> tuple:
     """The comparisons of one metric (its registered name) and/or one verdict.

@@ -510,20 +510,29 @@ def _threshold_scores(rows, plan: Plan, *, label, prediction, pos_label, proxy):
             for r in rows]
 
 
-def _score_sums(rows, table: PPITable, plan: Plan) -> tuple[np.ndarray, np.ndarray]:
-    """Per group: ``(3, 2, 2)`` labeled and ``(3, 2)`` unlabeled count / sum f / sum f^2."""
+def _audited(rows, plan: Plan, index: dict):
+    """``(row, group)`` for the rows :func:`_assemble` counted, in the order given.
+
+    Those the filter keeps, with a known group, a prediction and a proxy.
+    """
     n_group = len(plan.group)
-    index = {g: i for i, g in enumerate(table.groups)}
-    classes = list(map(_key, table.classes))
-    pos = classes.index(_key(table.positive))
-    lab = np.zeros((len(table.groups), 3, 2, 2))
-    unl = np.zeros((len(table.groups), 3, 2))
     for r in rows:
         if plan.where is not None and not bool(r["w"]):
             continue
         key = group_key(r, n_group)
         if key is None or key not in index or is_missing(r["p"]) or is_missing(r["f"]):
             continue
+        yield r, key
+
+
+def _score_sums(rows, table: PPITable, plan: Plan) -> tuple[np.ndarray, np.ndarray]:
+    """Per group: ``(3, 2, 2)`` labeled and ``(3, 2)`` unlabeled count / sum f / sum f^2."""
+    index = {g: i for i, g in enumerate(table.groups)}
+    classes = list(map(_key, table.classes))
+    pos = classes.index(_key(table.positive))
+    lab = np.zeros((len(table.groups), 3, 2, 2))
+    unl = np.zeros((len(table.groups), 3, 2))
+    for r, key in _audited(rows, plan, index):
         p = int(classes.index(_key(py(r["p"]))) == pos)
         sums = (float(r["n"]), float(r["sf"]), float(r["sff"]))
         if is_missing(r["y"]):
@@ -565,16 +574,10 @@ def _check_numeric(con, term: Term, source, param: str) -> None:
 def _weights(rows, table: PPITable, plan: Plan, probability: str, batch: str | None,
              label: str) -> tuple[np.ndarray, tuple]:
     """Per group, batch and cell: labeled rows, sum 1 / pi, sum 1 / pi^2 (module docstring)."""
-    n_group = len(plan.group)
     index = {g: i for i, g in enumerate(table.groups)}
     classes = list(map(_key, table.classes))
     cells = []
-    for r in rows:
-        if plan.where is not None and not bool(r["w"]):
-            continue
-        key = group_key(r, n_group)
-        if key is None or key not in index or is_missing(r["p"]) or is_missing(r["f"]):
-            continue
+    for r, key in _audited(rows, plan, index):
         b = r.get("b")
         b = None if is_missing(b) else float(b)
         if batch is not None and int(r.get("bfrac") or 0):
