@@ -535,3 +535,20 @@ def check_bins(bins: Any):
         raise FairboundError(f"bins: edges must be strictly increasing; got "
                              f"{float(edges[i])!r} then {float(edges[i + 1])!r}", param="bins")
     return edges
+
+
+def describe_bins(bins) -> str:
+    """Checked ``bins`` (see :func:`check_bins`) in words, as histograms record them.
+
+    Examples
+    --------
+    >>> describe_bins(None), describe_bins(10)
+    ('distinct values', 'floor(score * 10) / 10')
+    """
+    if bins is None:
+        return "distinct values"
+    if isinstance(bins, int):
+        return f"floor(score * {bins}) / {bins}"
+    shown = [float(e) for e in bins[:8]]
+    more = f" and {len(bins) - 8} more" if len(bins) > 8 else ""
+    return f"edges {shown}{more}"

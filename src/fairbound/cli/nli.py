@@ -800,18 +800,13 @@ def validate_command(
     port: Annotated[int, typer.Option(help="Port.")] = 8765,
 ) -> None:
     """Serve a local web form to categorise the generated hypotheses (Ctrl-C to stop)."""
-    from fairbound.nli.validate_form import validation_server
+    from fairbound.nli.validate_form import serve_until_interrupted, validation_server
 
     path = out / "04_validation.csv" if out.is_dir() else out
     server = validation_server(path, host=host, port=port)
     h, p = server.server_address[:2]
     typer.echo(f"validation form for {path} at http://{h}:{p}/ (Ctrl-C to stop)")
-    try:
-        server.serve_forever()
-    except KeyboardInterrupt:
-        pass
-    finally:
-        server.server_close()
+    serve_until_interrupted(server)
 
 
 def register(app: typer.Typer) -> None:

@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from fairbound._validate import check_bins, check_columns
+from fairbound._validate import check_bins, check_columns, describe_bins
 from fairbound.engines.base import AggregateSpec
 from fairbound.errors import FairboundError
 
@@ -88,16 +88,6 @@ class ScoreCounts:
         """Examples per group (rows that reach the histograms)."""
         return {g: int(self.cells[g]["pos"].sum() + self.cells[g]["neg"].sum())
                 for g in self.groups}
-
-
-def _binning(bins) -> str:
-    if bins is None:
-        return "distinct values"
-    if isinstance(bins, int):
-        return f"floor(score * {bins}) / {bins}"
-    shown = [float(e) for e in bins[:8]]
-    more = f" and {len(bins) - 8} more" if len(bins) > 8 else ""
-    return f"edges {shown}{more}"
 
 
 def _bin_sql(bins) -> tuple[str, list]:
@@ -275,7 +265,7 @@ def score_histograms(data, *, group, label: str, score: str, bins=None, pos_labe
     for j in ordered_ids:
         rows = keep & (gid == j)
         cells[keys[j]] = _cell(b_val[rows], n[rows], is_pos[rows], s[rows], ss[rows], bins)
-    return ScoreCounts(groups=ordered, cells=cells, exact=bins is None, binning=_binning(bins),
+    return ScoreCounts(groups=ordered, cells=cells, exact=bins is None, binning=describe_bins(bins),
                        pos_label=positive, label_values=label_values, n_rows=n_rows,
                        excluded=excluded, engine=source.engine, source=source.description,
                        collected_bytes=nbytes)

@@ -171,7 +171,11 @@ def serve_validation_form(path: str | Path, *, host: str = "127.0.0.1",
     --------
     >>> serve_validation_form("run/04_validation.csv")  # doctest: +SKIP
     """
-    server = validation_server(path, host=host, port=port)
+    serve_until_interrupted(validation_server(path, host=host, port=port))
+
+
+def serve_until_interrupted(server) -> None:
+    """Run ``server`` until Ctrl-C, then close it."""
     try:
         server.serve_forever()
     except KeyboardInterrupt:

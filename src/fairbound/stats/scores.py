@@ -69,7 +69,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy import special
 
-from fairbound._validate import check_bins, check_bool, check_choice
+from fairbound._validate import check_bins, check_bool, check_choice, describe_bins
 from fairbound.errors import DegenerateDataWarning, FairboundError
 from fairbound.stats.base import NotEstimable, check_confidence_level
 
@@ -104,14 +104,7 @@ def binning_description(bins) -> str:
     >>> binning_description([0, 0.5, 1])
     'edges [0.0, 0.5, 1.0]'
     """
-    bins = check_bins(bins)
-    if bins is None:
-        return "distinct values"
-    if isinstance(bins, int):
-        return f"floor(score * {bins}) / {bins}"
-    shown = [float(e) for e in bins[:8]]
-    more = f" and {len(bins) - 8} more" if len(bins) > 8 else ""
-    return f"edges {shown}{more}"
+    return describe_bins(check_bins(bins))
 
 
 def assign_bins(scores, bins):
