@@ -552,3 +552,26 @@ def describe_bins(bins) -> str:
     shown = [float(e) for e in bins[:8]]
     more = f" and {len(bins) - 8} more" if len(bins) > 8 else ""
     return f"edges {shown}{more}"
+
+
+def check_unknown(values: Mapping[str, Any]) -> str:
+    """The one name in ``values`` left as ``None`` (the quantity to solve for), or an error.
+
+    Planners solve for one quantity from the others: exactly one must be ``None``.
+
+    Examples
+    --------
+    >>> check_unknown({"n": 100, "bias": None, "confidence_level": 0.95})
+    'bias'
+    >>> check_unknown({"n": 100, "bias": 0.05, "confidence_level": 0.95})
+    Traceback (most recent call last):
+    ...
+    fairbound.errors.FairboundError: n must be None (give all but one of n, bias, ...; got 100
+    """
+    missing = [k for k, v in values.items() if v is None]
+    if len(missing) != 1:
+        param = missing[0] if missing else next(iter(values))
+        fail(param, "given" if missing else "None", values[param],
+             note=f"give all but one of {_listing(tuple(values))}; the one left as None is "
+             "solved for")
+    return missing[0]

@@ -42,8 +42,8 @@ def test_corrected_needs_more():
 
 
 @pytest.mark.parametrize("kwargs,match", [
-    (dict(bias=0.05), "give exactly two of n, bias and confidence_level"),
-    (dict(bias=0.05, confidence_level=0.95, n=10), "give exactly two"),
+    (dict(bias=0.05), "give all but one of n, bias, confidence_level"),
+    (dict(bias=0.05, confidence_level=0.95, n=10), "n must be None .give all but one"),
     (dict(bias=0.05, confidence_level=1.2), r"confidence_level must be in \(0, 1\); got 1.2"),
     (dict(bias=0.05, confidence_level=0.95, gamma=0.6), r"gamma must be in \(0, 0.5\]; got 0.6"),
     (dict(bias=0.05, confidence_level=0.95, gamma=0), r"gamma must be in \(0, 0.5\]; got 0"),

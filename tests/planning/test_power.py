@@ -64,8 +64,8 @@ def test_unreachable_gap_is_infinite():
 @pytest.mark.parametrize(
     "kwargs,match",
     [
-        ({"gap": 0.05, "power": 0.8, "n_total": 100}, "exactly one of n_total, gap, power"),
-        ({"gap": None, "power": None, "n_total": 100}, "exactly one of n_total, gap, power"),
+        ({"gap": 0.05, "power": 0.8, "n_total": 100}, "give all but one of n_total, gap, power"),
+        ({"gap": None, "power": None, "n_total": 100}, "give all but one of n_total, gap, power"),
         ({"gap": 0.05, "power": 1.5}, r"power must be in \(0, 1\); got 1.5"),
         ({"gap": 0.95, "power": 0.8}, r"gap must be in \[0, 0.9\]; got 0.95"),
         ({"gap": 0.05, "power": 0.8, "cost": "ordinal"}, "cost must be one of binary, beta"),

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from fairbound._validate import check_float
+from fairbound._validate import check_float, check_unknown
 from fairbound.errors import FairboundError
 from fairbound.stats import bernstein
 from fairbound.stats.base import check_confidence_level, check_positive
@@ -98,12 +98,7 @@ class BBUPlan:
 
 
 def _validate_plan(n, bias, confidence_level, gamma, cost_max, variance):
-    missing = [k for k, v in (("n", n), ("bias", bias), ("confidence_level", confidence_level))
-               if v is None]
-    if len(missing) != 1:
-        raise FairboundError(
-            "plan: give exactly two of n, bias and confidence_level (the third is solved for); "
-            f"missing: {missing or 'none'}", param=missing[0] if missing else "n")
+    missing = check_unknown({"n": n, "bias": bias, "confidence_level": confidence_level})
     g = bernstein.check_gamma(gamma)
     C = check_positive(cost_max, "cost_max")
     if n is not None:
@@ -128,7 +123,7 @@ def _validate_plan(n, bias, confidence_level, gamma, cost_max, variance):
                                  param="variance") from None
         if not variance >= 0:
             raise FairboundError(f"variance must be >= 0; got {variance!r}", param="variance")
-    return missing[0], n, bias, confidence_level, g, C, variance
+    return missing, n, bias, confidence_level, g, C, variance
 
 
 def plan_bbu(

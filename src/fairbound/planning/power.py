@@ -37,6 +37,7 @@ from fairbound._validate import (
     check_int,
     check_probability,
     check_seed,
+    check_unknown,
 )
 from fairbound.errors import FairboundError
 from fairbound.stats.base import (
@@ -140,12 +141,7 @@ class PowerResult:
 def _validate_solve(method, n_total, gap, power, rate_b, share, cost, concentration,
                     confidence_level, n_sims, seed):
     m = get_method(method)
-    missing = [k for k, v in (("n_total", n_total), ("gap", gap), ("power", power))
-               if v is None]
-    if len(missing) != 1:
-        raise FairboundError(
-            "exactly one of n_total, gap, power must be None (the one to solve for); "
-            f"got {len(missing)} None", param=missing[0] if missing else "n_total")
+    check_unknown({"n_total": n_total, "gap": gap, "power": power})
     rate_b = check_probability(rate_b, "rate_b")
     share = check_probability(share, "share")
     rho = check_confidence_level(confidence_level)
