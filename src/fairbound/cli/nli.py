@@ -438,18 +438,14 @@ def _model_lines(stats, filters: list[str], heldout: list[str]) -> list[str]:
     """One line per model: non-neutral share on generated (filter) or kept (held-out)."""
     total = stats[(stats.domain == "(all)") & (stats.subtopic == "(all)")].iloc[0]
     out = []
-    for name in filters:
-        col = f"mispredicted_{name}"
-        if col in stats.columns and "generated" in stats.columns:
-            n, d = int(total[col]), int(total["generated"])
-            out.append(f"filter model {name}: not neutral on {n:,} of {d:,} generated samples"
-                       + (f" ({n / d:.1%})" if d else ""))
-    for name in heldout:
-        col = f"transfer_{name}"
-        if col in stats.columns and "kept" in stats.columns:
-            n, d = int(total[col]), int(total["kept"])
-            out.append(f"held-out model {name}: not neutral on {n:,} of {d:,} kept samples"
-                       + (f" ({n / d:.1%}, transfer)" if d else " (transfer)"))
+    kinds = [("filter", name, f"mispredicted_{name}", "generated", "") for name in filters]
+    kinds += [("held-out", name, f"transfer_{name}", "kept", "transfer") for name in heldout]
+    for kind, name, col, of, tag in kinds:
+        if col in stats.columns and of in stats.columns:
+            n, d = int(total[col]), int(total[of])
+            share = ", ".join(x for x in (f"{n / d:.1%}" if d else "", tag) if x)
+            out.append(f"{kind} model {name}: not neutral on {n:,} of {d:,} {of} samples"
+                       + (f" ({share})" if share else ""))
     return out
 
 
