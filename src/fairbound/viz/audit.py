@@ -119,6 +119,53 @@ def read_result_json(path: str | Path, kind: str = "") -> Any:
                              param="result") from None
 
 
+def result_dict(result, schema: str, *, live: str, kind: str, expected: str,
+                lists: tuple[str, ...] = ()) -> dict:
+    """The JSON dictionary of a result given live, as a dictionary or as a JSON file.
+
+    Parameters
+    ----------
+    result : object, dict or path
+        A live result (anything with ``to_dict()`` and the attribute ``live``), its
+        dictionary, or a JSON file holding that dictionary.
+    schema : str
+        The ``"schema"`` a dictionary or file must declare.
+    live : str
+        An attribute that tells a live result of this kind from other objects.
+    kind : str
+        Names the file in the message of a missing or unreadable one (``"audit "``...).
+    expected : str
+        What ``result`` should have been, for the message of a wrong type.
+    lists : tuple of str
+        Keys of a dictionary or file that must hold lists.
+
+    Returns
+    -------
+    dict
+        The live result's ``to_dict()``, or the dictionary (or file) checked.
+
+    Examples
+    --------
+    >>> result_dict({"schema": "s/1", "rows": []}, "s/1", live="rows", kind="",
+    ...             expected="a result", lists=("rows",))
+    {'schema': 's/1', 'rows': []}
+    """
+    if hasattr(result, "to_dict") and hasattr(result, live):
+        return result.to_dict()
+    if isinstance(result, str | Path):
+        result = read_result_json(result, kind)
+    if not isinstance(result, dict):
+        raise FairboundError(f"result must be {expected}; got {type(result).__name__}",
+                             param="result")
+    if result.get("schema") != schema:
+        raise FairboundError(f"result: expected schema {schema!r}; got "
+                             f"{result.get('schema')!r}", param="result")
+    for key in lists:
+        if not isinstance(result.get(key), list):
+            raise FairboundError(f"result: {key!r} must be a list", param="result")
+    return result
+
+
 def audit_dict(result) -> dict:
     """Return the ``"fairbound.audit/1"`` dictionary of an audit, whatever form it comes in.
 
@@ -142,20 +189,9 @@ def audit_dict(result) -> dict:
     >>> audit_dict(audit(df, group="g", label="y", prediction="p"))["schema"]
     'fairbound.audit/1'
     """
-    if hasattr(result, "to_dict") and hasattr(result, "comparisons"):
-        return result.to_dict()
-    if isinstance(result, str | Path):
-        result = read_result_json(result, "audit ")
-    if not isinstance(result, dict):
-        raise FairboundError(
-            f"result must be an AuditResult, its to_dict() form or a JSON file path; got "
-            f"{type(result).__name__}", param="result")
-    if result.get("schema") != SCHEMA:
-        raise FairboundError(f"result: expected schema {SCHEMA!r}; got "
-                             f"{result.get('schema')!r}", param="result")
-    if not isinstance(result.get("comparisons"), list):
-        raise FairboundError("result: 'comparisons' must be a list", param="result")
-    return result
+    return result_dict(result, SCHEMA, live="comparisons", kind="audit ",
+                       expected="an AuditResult, its to_dict() form or a JSON file path",
+                       lists=("comparisons",))
 
 
 def interval_level(d: dict) -> float:
@@ -200,6 +236,59 @@ def _check_ax(ax):
         raise FairboundError(f"ax must be a matplotlib Axes; got {type(ax).__name__}",
                              param="ax")
     return ax
+
+
+def _figure_axes(ax, figsize: tuple[float, float]):
+    """``(figure, axes)``: ``ax`` and its figure, or a new pyplot figure of ``figsize``."""
+    plt = _pyplot()
+    if ax is None:
+        return plt.subplots(figsize=figsize)
+    return ax.figure, ax
+
+
+def _figure(width: float, height: float):
+    """A new :class:`matplotlib.figure.Figure` with constrained layout (no pyplot state)."""
+    mfig = require("matplotlib.figure", "plot")
+    return mfig.Figure(figsize=(width, height), layout="constrained")
+
+
+def _chosen(values, wanted, param: str, noun: str) -> list[str]:
+    """The names to draw: all of ``values`` (first-seen order) or those ``wanted``.
+
+    Examples
+    --------
+    >>> _chosen(["b", "a", "b"], None, "genres", "genre")
+    ['b', 'a']
+    >>> _chosen(["b", "a"], ["c"], "genres", "genre")
+    Traceback (most recent call last):
+    ...
+    fairbound.errors.FairboundError: genres: no genre 'c'; genres are ['b', 'a']
+    """
+    known = list(dict.fromkeys(values))
+    chosen = known if wanted is None else [str(x) for x in wanted]
+    bad = [x for x in chosen if x not in known]
+    if bad or not chosen:
+        raise FairboundError(f"{param}: no {noun} {bad[0] if bad else None!r}; {param} are "
+                             f"{known}", param=param)
+    return chosen
+
+
+def _forest_axis(ax, labels: list[str], blocks: list[tuple[str, int, int]]) -> None:
+    """The rows of a forest plot: ``labels`` top down, and ``blocks`` named at the right.
+
+    ``blocks`` are ``(name, first, last)`` runs of rows (``name`` already text-safe); a
+    grey line separates each block from the one above it.
+    """
+    n = len(labels)
+    ax.set_yticks(range(n))
+    ax.set_yticklabels(labels[::-1], fontsize=7.5)
+    ax.set_ylim(-0.7, n - 0.3)
+    side = ax.get_yaxis_transform()
+    for name, first, last in blocks:
+        if first > 0:
+            ax.axhline(n - first - 0.5, color="#cccccc", lw=0.6)
+        ax.text(1.01, n - 1 - (first + last) / 2, name, transform=side, fontsize=7.5,
+                va="center", ha="left", color="#333333")
 
 
 def _forest_rows(comps: list[dict], max_rows: int | None) -> list[dict]:
@@ -258,12 +347,8 @@ def plot_forest(result, *, ax=None, max_rows: int | None = None):
     _check_ax(ax)
     if max_rows is not None:
         check_int(max_rows, "max_rows", low=1)
-    plt = _pyplot()
     comps = _forest_rows(d["comparisons"], max_rows)
-    if ax is None:
-        fig, ax = plt.subplots(figsize=(7.5, 1.0 + 0.27 * max(len(comps), 1)))
-    else:
-        fig = ax.figure
+    fig, ax = _figure_axes(ax, (7.5, 1.0 + 0.27 * max(len(comps), 1)))
     labels = []
     for i, c in enumerate(comps):
         y = len(comps) - 1 - i
@@ -288,21 +373,13 @@ def plot_forest(result, *, ax=None, max_rows: int | None = None):
     tol = _num(d.get("tolerance"))
     if math.isfinite(tol):
         ax.axvspan(-tol, tol, color=VERDICT_COLOURS[NO_GAP], alpha=0.08, lw=0)
-    ax.set_yticks(range(len(comps)))
-    ax.set_yticklabels(labels[::-1], fontsize=7.5)
-    ax.set_ylim(-0.7, len(comps) - 0.3)
     blocks: list[list] = []  # consecutive rows of one metric: [metric, first, last]
     for i, c in enumerate(comps):
         if blocks and blocks[-1][0] == c["metric"]:
             blocks[-1][2] = i
         else:
             blocks.append([c["metric"], i, i])
-    side = ax.get_yaxis_transform()
-    for metric, first, last in blocks:
-        if first > 0:
-            ax.axhline(len(comps) - first - 0.5, color="#cccccc", lw=0.6)
-        ax.text(1.01, len(comps) - 1 - (first + last) / 2, text_safe(metric), transform=side,
-                fontsize=7.5, va="center", ha="left", color="#333333")
+    _forest_axis(ax, labels, [(text_safe(m), first, last) for m, first, last in blocks])
     il = interval_level(d)
     if math.isfinite(il):
         what = f"{_level_text(il)} intervals"
@@ -503,11 +580,7 @@ def plot_sample_size(result, *, ax=None):
         mark = int(result.n_required)
         return plot_plan_curve(result, mark_n=mark, mark_label=f"n = {mark:,}", ax=ax)
     d = audit_dict(result)
-    plt = _pyplot()
-    if ax is None:
-        fig, ax = plt.subplots(figsize=(7.5, 4.8))
-    else:
-        fig = ax.figure
+    fig, ax = _figure_axes(ax, (7.5, 4.8))
     level = interval_level(d)  # the level the "n needed" figures are planned at
     if not math.isfinite(level):
         level = _num(d.get("confidence_level"))

@@ -19,13 +19,8 @@ from pathlib import Path
 
 import numpy as np
 
-from fairbound.errors import FairboundError, require
-from fairbound.viz.audit import _save
-
-
-def _figure(width: float, height: float):
-    mfig = require("matplotlib.figure", "plot")
-    return mfig.Figure(figsize=(width, height), layout="constrained")
+from fairbound.errors import FairboundError
+from fairbound.viz.audit import _chosen, _figure, _save
 
 
 def _wrap(text: str, width_in: float, fontsize: float) -> str:
@@ -138,12 +133,7 @@ def plot_genre_intervals(
                              param="study")
     g = _pick(t["gamma"], gamma, "gamma", lambda v: min(v, key=lambda x: (abs(x - 0.5), -x)))
     big = _pick(t["n"], n, "n", max)
-    all_genres = list(dict.fromkeys(t["genre"]))
-    chosen = all_genres if genres is None else [str(x) for x in genres]
-    bad = [x for x in chosen if x not in all_genres]
-    if bad or not chosen:
-        raise FairboundError(f"genres: no genre {bad[0] if bad else None!r}; genres are "
-                             f"{all_genres}", param="genres")
+    chosen = _chosen(t["genre"], genres, "genres", "genre")
     width = 8.0
     fig = _figure(width, 1.9 * len(chosen) + 0.9)
     axes = fig.subplots(len(chosen), 2, squeeze=False, sharey="row")

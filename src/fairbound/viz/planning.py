@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from fairbound.errors import require
 from fairbound.planning import WINOBIAS_N, BBUPlan, plan_bbu, plan_curve
+from fairbound.viz.audit import _figure_axes, _pyplot
 
 
 def plot_plan_curve(plan: BBUPlan | None = None, *, biases=None, mark_n: int = WINOBIAS_N,
@@ -27,13 +27,10 @@ def plot_plan_curve(plan: BBUPlan | None = None, *, biases=None, mark_n: int = W
     -------
     matplotlib.figure.Figure
     """
-    plt = require("matplotlib.pyplot", "plot")
+    _pyplot()  # without matplotlib, say so before the curve is computed
     plan = plan or plan_bbu(bias=0.05, confidence_level=0.95, gamma=0.5)
     frame = plan.curve(biases)
-    if ax is None:
-        fig, ax = plt.subplots(figsize=(6, 4))
-    else:
-        fig = ax.figure
+    fig, ax = _figure_axes(ax, (6, 4))
     for rho, style in ((0.95, "-"), (0.9, "--"), (0.99, ":")):
         fr = plan_curve(frame["bias"], confidence_level=rho, gamma=plan.gamma,
                         cost_max=plan.cost_max, variance=plan.variance,

@@ -11,8 +11,18 @@ import math
 from pathlib import Path
 
 from fairbound._render import as_number as _num
-from fairbound.errors import FairboundError, require
-from fairbound.viz.audit import read_result_json
+from fairbound.errors import FairboundError
+from fairbound.viz.audit import (
+    _check_ax,
+    _figure_axes,
+    _forest_axis,
+    _pyplot,
+    _style,
+    _tight,
+    read_result_json,
+    short,
+    text_safe,
+)
 
 IMPACT_SCHEMA = "fairbound.impact/1"
 LL144_SCHEMA = "fairbound.ll144/1"
@@ -108,12 +118,8 @@ def plot_impact_ratios(result, *, ax=None, threshold: float | None = None):
     1
     """
     d = ll144_dict(result)
-    if ax is not None and not hasattr(ax, "figure"):
-        raise FairboundError(f"ax must be a matplotlib Axes; got {type(ax).__name__}",
-                             param="ax")
-    from fairbound.viz.audit import short, text_safe
-
-    plt = require("matplotlib.pyplot", "plot")
+    _check_ax(ax)
+    _pyplot()  # without matplotlib, say so before checking the threshold
     rows = []
     for cat in d["categories"]:
         for r in cat.get("ratios", []):
@@ -123,10 +129,7 @@ def plot_impact_ratios(result, *, ax=None, threshold: float | None = None):
     if not (thr > 0):
         raise FairboundError(f"threshold must be positive; got {threshold!r}",
                              param="threshold")
-    if ax is None:
-        fig, ax = plt.subplots(figsize=(7.5, 1.2 + 0.3 * max(len(rows), 1)))
-    else:
-        fig = ax.figure
+    fig, ax = _figure_axes(ax, (7.5, 1.2 + 0.3 * max(len(rows), 1)))
     finite = [thr, 1.0]
     for _, r in rows:
         for key in ("ratio", "low", "high"):
@@ -170,21 +173,15 @@ def plot_impact_ratios(result, *, ax=None, threshold: float | None = None):
     ax.set_xticks(ticks)
     ax.set_xticklabels([f"{t:g}" for t in ticks])
     ax.minorticks_off()
-    ax.set_yticks(range(len(rows)))
-    ax.set_yticklabels(labels[::-1], fontsize=7.5)
-    ax.set_ylim(-0.7, len(rows) - 0.3)
-    side = ax.get_yaxis_transform()
+    blocks = []  # one block of rows per category: (name, first row, last row)
     first = 0
     for cat in d["categories"]:
         k = len(cat.get("ratios", []))
         if k == 0:
             continue
-        if first > 0:
-            ax.axhline(len(rows) - first - 0.5, color="#cccccc", lw=0.6)
-        ax.text(1.01, len(rows) - 1 - (2 * first + k - 1) / 2, text_safe(short(
-            cat.get("category", ""), 24)), transform=side, fontsize=7.5, va="center",
-            ha="left", color="#333333")
+        blocks.append((text_safe(short(cat.get("category", ""), 24)), first, first + k - 1))
         first += k
+    _forest_axis(ax, labels, blocks)
     levels = {c.get("confidence_level") for c in d["categories"]}
     controls = {c.get("error_control") for c in d["categories"]}
     from fairbound._render import fmt_level
@@ -198,14 +195,8 @@ def plot_impact_ratios(result, *, ax=None, threshold: float | None = None):
     ax.set_xlabel(f"impact ratio = {' / '.join(names)} of the group / of the comparison "
                   f"group (log scale)\nwith {what}", fontsize=8.5)
     ax.grid(True, axis="x", alpha=0.3)
-    ax.spines["top"].set_visible(False)
-    ax.spines["right"].set_visible(False)
-    ax.tick_params(labelsize=8)
-    import warnings
-
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", UserWarning)
-        fig.tight_layout()
+    _style(ax)
+    _tight(fig)
     return fig
 
 

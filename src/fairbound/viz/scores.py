@@ -17,19 +17,20 @@ imported only when a figure is drawn.
 from __future__ import annotations
 
 import math
-from pathlib import Path
 
 from fairbound._validate import check_choice, check_int
 from fairbound.errors import FairboundError
 from fairbound.viz.audit import (
+    _figure_axes,
     _num,
     _pyplot,
     _style,
     _tight,
-    read_result_json,
+    result_dict,
     short,
     text_safe,
 )
+from fairbound.viz.audit import _level_text as _level
 
 SCHEMA = "fairbound.scores/1"
 #: Okabe-Ito: distinguishable with the common colour-vision deficiencies.
@@ -57,17 +58,8 @@ def scores_dict(result) -> dict:
     >>> scores_dict({"schema": "fairbound.scores/1", "groups": [], "comparisons": []})["schema"]
     'fairbound.scores/1'
     """
-    if hasattr(result, "to_dict") and hasattr(result, "histograms"):
-        return result.to_dict()
-    if isinstance(result, str | Path):
-        result = read_result_json(result, "score-audit ")
-    if not isinstance(result, dict):
-        raise FairboundError(f"result must be a ScoreAuditResult, its dictionary or a JSON "
-                             f"path; got {type(result).__name__}", param="result")
-    if result.get("schema") != SCHEMA:
-        raise FairboundError(f"result: expected schema {SCHEMA!r}; got "
-                             f"{result.get('schema')!r}", param="result")
-    return result
+    return result_dict(result, SCHEMA, live="histograms", kind="score-audit ",
+                       expected="a ScoreAuditResult, its dictionary or a JSON path")
 
 
 def _colour(i: int) -> str:
@@ -86,10 +78,14 @@ def _pick(groups: list[dict], wanted) -> list[dict]:
     return [g for g in groups if str(g["group"]) in names]
 
 
-def _level(x) -> str:
-    from fairbound._render import fmt_level
-
-    return fmt_level(x)
+def _unit_square(ax, pad: float, xlabel: str, ylabel: str) -> None:
+    """A square [0, 1] x [0, 1] panel, ``pad`` beyond each edge, with the dashed diagonal."""
+    ax.plot([0, 1], [0, 1], color="#999999", lw=0.8, ls="--")
+    ax.set_xlim(-pad, 1 + pad)
+    ax.set_ylim(-pad, 1 + pad)
+    ax.set_aspect("equal")
+    ax.set_xlabel(xlabel, fontsize=8.5)
+    ax.set_ylabel(ylabel, fontsize=8.5)
 
 
 def plot_roc(result, *, groups=None, ax=None):
@@ -120,11 +116,7 @@ def plot_roc(result, *, groups=None, ax=None):
     1
     """
     d = scores_dict(result)
-    plt = _pyplot()
-    if ax is None:
-        fig, ax = plt.subplots(figsize=(5.2, 4.8))
-    else:
-        fig = ax.figure
+    fig, ax = _figure_axes(ax, (5.2, 4.8))
     level = _level(d.get("confidence_level"))
     for i, g in enumerate(_pick(d["groups"], groups)):
         roc = g.get("roc")
@@ -140,12 +132,7 @@ def plot_roc(result, *, groups=None, ax=None):
                 text += " approx."
         ax.plot(roc["fpr"], roc["tpr"], color=_colour(i), lw=1.6, drawstyle="default",
                 label=text_safe(text), marker="o" if len(roc["fpr"]) <= 30 else None, ms=2.5)
-    ax.plot([0, 1], [0, 1], color="#999999", lw=0.8, ls="--")
-    ax.set_xlim(-0.01, 1.01)
-    ax.set_ylim(-0.01, 1.01)
-    ax.set_aspect("equal")
-    ax.set_xlabel("false positive rate", fontsize=8.5)
-    ax.set_ylabel("true positive rate", fontsize=8.5)
+    _unit_square(ax, 0.01, "false positive rate", "true positive rate")
     ax.set_title(f"ROC curves by group (AUC with {level} DeLong intervals)", fontsize=9)
     ax.legend(fontsize=7, loc="lower right", frameon=False)
     ax.grid(True, alpha=0.3)
@@ -218,12 +205,7 @@ def plot_reliability(result, *, groups=None):
                                      [hi_ - g_ for g_, hi_ in zip(gap, hi, strict=True)]],
                        fmt="o", ms=3.5, color=colour, lw=1.1, capsize=0,
                        label=text_safe(short(g["group"], 24)))
-    left.plot([0, 1], [0, 1], color="#999999", lw=0.8, ls="--")
-    left.set_xlim(-0.02, 1.02)
-    left.set_ylim(-0.02, 1.02)
-    left.set_aspect("equal")
-    left.set_xlabel("mean score in the bin", fontsize=8.5)
-    left.set_ylabel("rate of positives in the bin", fontsize=8.5)
+    _unit_square(left, 0.02, "mean score in the bin", "rate of positives in the bin")
     left.set_title("Reliability diagram by group", fontsize=9)
     left.legend(fontsize=7, loc="upper left", frameon=False)
     right.axhline(0.0, color="black", lw=0.8)

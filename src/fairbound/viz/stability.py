@@ -28,8 +28,8 @@ import numpy as np
 import pandas as pd
 
 from fairbound._validate import check_choice
-from fairbound.errors import FairboundError, require
-from fairbound.viz.audit import _save
+from fairbound.errors import FairboundError
+from fairbound.viz.audit import _chosen, _figure, _save
 
 _COLORS = ["#4C72B0", "#DD8452", "#55A868", "#C44E52", "#8172B3"]
 _SCORES = {"accuracy": "accuracy", "macro_f1": "macro-F1"}
@@ -38,20 +38,9 @@ _SHORT = {"demographic_parity": "GP", "equal_opportunity": "TPR", "predictive_pa
           "equalized_odds_cost": "EO cost"}
 
 
-def _figure(width: float, height: float):
-    mfig = require("matplotlib.figure", "plot")
-    return mfig.Figure(figsize=(width, height), layout="constrained")
-
-
 def _conditions(df: pd.DataFrame, conditions) -> list[str]:
     """The study conditions to draw: all of ``df``'s (in order) or the ones asked for."""
-    all_conds = list(dict.fromkeys(df["condition"]))
-    conds = all_conds if conditions is None else [str(c) for c in conditions]
-    bad = [c for c in conds if c not in all_conds]
-    if bad or not conds:
-        raise FairboundError(f"conditions: no condition {bad[0] if bad else None!r}; "
-                             f"conditions are {all_conds}", param="conditions")
-    return conds
+    return _chosen(df["condition"], conditions, "conditions", "condition")
 
 
 def _select(df: pd.DataFrame, pair: tuple[str, str] | None, classes, metrics) -> pd.DataFrame:
@@ -71,6 +60,27 @@ def _select(df: pd.DataFrame, pair: tuple[str, str] | None, classes, metrics) ->
     if df.empty:
         raise FairboundError("classes/metrics: nothing left to plot", param="classes")
     return df
+
+
+def _condition_boxes(ax, data: list[np.ndarray], c_i: int, n_conds: int) -> list:
+    """Boxes of condition ``c_i`` (of ``n_conds``, side by side), one per sample size."""
+    width = 0.8 / n_conds
+    pos = np.arange(len(data)) + (c_i - (n_conds - 1) / 2) * width
+    bp = ax.boxplot(data, positions=pos, widths=width * 0.9, patch_artist=True,
+                    showfliers=True, flierprops={"markersize": 2},
+                    medianprops={"color": "black"})
+    for patch in bp["boxes"]:
+        patch.set_facecolor(_COLORS[c_i % len(_COLORS)])
+        patch.set_alpha(0.6)
+    return bp["boxes"]
+
+
+def _condition_handles(conds: list[str]) -> list:
+    """Legend patches naming each condition in its box colour."""
+    from matplotlib.patches import Patch
+
+    return [Patch(facecolor=_COLORS[i % len(_COLORS)], alpha=0.6, label=c)
+            for i, c in enumerate(conds)]
 
 
 def plot_gap_boxplots(
@@ -119,7 +129,6 @@ def plot_gap_boxplots(
     sizes = sorted(df["size"].unique())
     fig = _figure(2.8 * len(cls) + 1, 2.4 * len(mets) + 0.6)
     axes = np.atleast_2d(fig.subplots(len(mets), len(cls), squeeze=False))
-    width = 0.8 / len(conds)
     any_filtered = False
     for i, m in enumerate(mets):
         for j, k in enumerate(cls):
@@ -128,13 +137,8 @@ def plot_gap_boxplots(
             for c_i, c in enumerate(conds):
                 cells = [sub[(sub["condition"] == c) & (sub["size"] == s)] for s in sizes]
                 data = [x["gap"].dropna().to_numpy(float) for x in cells]
-                pos = np.arange(len(sizes)) + (c_i - (len(conds) - 1) / 2) * width
-                bp = ax.boxplot(data, positions=pos, widths=width * 0.9, patch_artist=True,
-                                showfliers=True, flierprops={"markersize": 2},
-                                medianprops={"color": "black"})
-                for patch, x in zip(bp["boxes"], cells, strict=True):
-                    patch.set_facecolor(_COLORS[c_i % len(_COLORS)])
-                    patch.set_alpha(0.6)
+                boxes = _condition_boxes(ax, data, c_i, len(conds))
+                for patch, x in zip(boxes, cells, strict=True):
                     patch.set_label(c)
                     if _too_few(x, min_per_group):
                         any_filtered = True
@@ -153,8 +157,7 @@ def plot_gap_boxplots(
     if len(conds) > 1 or any_filtered:
         from matplotlib.patches import Patch
 
-        handles = [Patch(facecolor=_COLORS[i % len(_COLORS)], alpha=0.6, label=c)
-                   for i, c in enumerate(conds)] if len(conds) > 1 else []
+        handles = _condition_handles(conds) if len(conds) > 1 else []
         if any_filtered:
             handles.append(Patch(facecolor="none", edgecolor="#888888", hatch="///", ls="--",
                                  label=f"filtered: fewer than {min_per_group} per group"))
@@ -397,29 +400,19 @@ def plot_score_boxplots(
     fig = _figure(max(3.2, 0.9 * len(sizes) * max(1, len(conds) * 0.7)) * len(scores) + 0.4,
                   3.0 + (0.4 if len(conds) > 1 else 0))
     axes = fig.subplots(1, len(scores), squeeze=False)[0]
-    width = 0.8 / len(conds)
     for ax, sc in zip(axes, scores, strict=True):
         for c_i, c in enumerate(conds):
             data = [runs[(runs["condition"] == c) & (runs["size"] == n)][sc].astype(float)
                     .dropna().to_numpy() for n in sizes]
-            pos = np.arange(len(sizes)) + (c_i - (len(conds) - 1) / 2) * width
-            bp = ax.boxplot(data, positions=pos, widths=width * 0.9, patch_artist=True,
-                            showfliers=True, flierprops={"markersize": 2},
-                            medianprops={"color": "black"})
-            for patch in bp["boxes"]:
-                patch.set_facecolor(_COLORS[c_i % len(_COLORS)])
-                patch.set_alpha(0.6)
+            _condition_boxes(ax, data, c_i, len(conds))
         ax.set_xticks(np.arange(len(sizes)), [f"{n:,}" for n in sizes], fontsize=7)
         ax.set_title(_SCORES.get(sc, sc), fontsize=9)
         ax.set_xlabel("sample size", fontsize=8)
         ax.tick_params(axis="y", labelsize=7)
         ax.grid(True, axis="y", alpha=0.3)
     if len(conds) > 1:
-        from matplotlib.patches import Patch
-
-        handles = [Patch(facecolor=_COLORS[i % len(_COLORS)], alpha=0.6, label=c)
-                   for i, c in enumerate(conds)]
-        fig.legend(handles=handles, loc="outside lower center", ncols=len(conds), fontsize=8)
+        fig.legend(handles=_condition_handles(conds), loc="outside lower center",
+                   ncols=len(conds), fontsize=8)
     _save(fig, path)
     return fig
 
