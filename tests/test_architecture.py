@@ -244,6 +244,8 @@ def test_a_small_audit_starts_without_pydantic_pyarrow_pandas_or_scipy(tmp_path)
     assert "fairbound.stats.exact" in loaded and "duckdb" in loaded  # the audit ran
     # typer's pydantic adapters, Arrow for the statistics table, pandas: none needed
     assert _heavy(loaded, ("pydantic", "pyarrow", "pandas", "matplotlib", "jinja2")) == []
+    # the exact method draws nothing: numpy.random (about 10 ms) is not loaded
+    assert "numpy.random" not in loaded
     first = {m for m in loaded if m in MODULES and _imports_scipy_at_import(m)}
     assert first <= SCIPY_AT_IMPORT_EXCEPTIONS, sorted(first - SCIPY_AT_IMPORT_EXCEPTIONS)
     if not first:

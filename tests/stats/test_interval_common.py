@@ -97,3 +97,13 @@ def test_bounds_are_finite_and_within_the_cost_range(method):
     assert math.isfinite(lo) and math.isfinite(hi)
     assert -1.0 - 1e-9 <= lo <= hi <= 1.0 + 1e-9 or INTERVAL_METHODS[method].guarantee in (
         "asymptotic",)
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_only_methods_marked_random_use_the_generator(method):
+    # difference_interval hands a Generator only to methods registered with random=True;
+    # every other method must give the same interval whatever generator it is given
+    a, b = _pair(method)
+    got = {difference_interval(a, b, method=method, rng=np.random.default_rng(s))
+           for s in (0, 1, 2)}
+    assert (len(got) > 1) == INTERVAL_METHODS[method].random

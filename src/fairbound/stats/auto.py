@@ -67,7 +67,7 @@ def _auto_required_n(a, b, confidence_level):
 
 
 register_interval(
-    AUTO, guarantee="finite-sample", needs_order=True, required_n=_auto_required_n,
+    AUTO, guarantee="finite-sample", needs_order=True, required_n=_auto_required_n, random=True,
     summary="default: 'exact' for 0/1 costs, 'betting' for fractional costs",
     reference="Agresti & Min (2001); Waudby-Smith & Ramdas (2024); Chugg et al. (2023)",
     aliases=("default", "guaranteed"),

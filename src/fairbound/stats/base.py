@@ -212,6 +212,7 @@ class IntervalMethod:
     required_n: Callable[..., float] | None = None
     batch: Callable[..., None] | None = None
     vectorised: Callable[..., tuple] | None = None
+    random: bool = False
 
 
 INTERVAL_METHODS: dict[str, IntervalMethod] = {}
@@ -231,6 +232,7 @@ def register_interval(
     required_n: Callable[..., float] | None = None,
     batch: Callable[..., None] | None = None,
     vectorised: Callable[..., tuple] | None = None,
+    random: bool = False,
 ):
     """Register ``func(a, b, confidence_level, *, rng, **options) -> (low, high)``.
 
@@ -264,13 +266,19 @@ def register_interval(
         ``vectorised(a, b, confidence_level) -> (low, high)`` on
         :class:`~fairbound.stats.vectorised.StatsArrays`: the same formula on arrays, for
         audits of many groups (closed-form methods only).
+    random : bool
+        Whether ``func`` draws from ``rng`` (resamples, arrangements).  Only such methods
+        are handed a ``numpy.random.Generator`` (built from the seed when not given one);
+        the others get ``rng`` as it was passed and ignore it, and a small audit never
+        loads ``numpy.random`` (``tests/stats/test_interval_common.py`` checks that a
+        method not marked ``random`` gives the same interval whatever the generator).
     """
 
     def deco(func):
         INTERVAL_METHODS[name] = IntervalMethod(
             name=name, func=func, guarantee=guarantee, binary_only=binary_only,
             needs_order=needs_order, summary=summary, reference=reference, options=options,
-            required_n=required_n, batch=batch, vectorised=vectorised,
+            required_n=required_n, batch=batch, vectorised=vectorised, random=random,
         )
         for alias in aliases:
             _ALIASES[alias] = name
@@ -414,7 +422,7 @@ def difference_interval(
             raise NotEstimable(f"group {label} has no annotated examples")
     if m.binary_only and not (a.binary and b.binary):
         raise NotEstimable(f"method {m.name!r} needs 0/1 costs")
-    if not isinstance(rng, np.random.Generator):
+    if m.random and not isinstance(rng, np.random.Generator):
         rng = np.random.default_rng(0 if rng is None else rng)
     lo, hi = m.func(a, b, rho, rng=rng, **options)
     return float(lo), float(hi)

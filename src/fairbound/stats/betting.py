@@ -1304,6 +1304,7 @@ def _union_required_n(a, b, confidence_level, *, truncation=FIXED_TRUNCATION,
 
 @register_interval(
     "betting",
+    random=True,
     guarantee="finite-sample",
     summary="Hedged-capital betting interval on blocked pairs (per-group union when one group "
             "is far larger), capital averaged over 16 arrangements.",
@@ -1324,6 +1325,7 @@ def _betting(a, b, rho, *, rng, variant="auto", truncation=FIXED_TRUNCATION,
 
 @register_interval(
     "betting-union",
+    random=True,
     guarantee="finite-sample",
     summary="Hedged-capital betting interval per group at alpha/2, difference of the bounds.",
     reference="Waudby-Smith & Ramdas, JRSS-B 2024 (per group); Bonferroni union bound",

@@ -222,6 +222,7 @@ def _two_group_bootstrap(
 
 @register_interval(
     "bootstrap-percentile",
+    random=True,
     guarantee="resampling",
     summary="Stratified percentile bootstrap (binomial/multinomial draws of each group's "
     "counts = an exact row bootstrap).",
@@ -235,6 +236,7 @@ def _bootstrap_percentile(a, b, rho, *, rng, n_resamples=None):
 
 @register_interval(
     "bootstrap-bca",
+    random=True,
     guarantee="resampling",
     summary="Stratified bias-corrected and accelerated (BCa) bootstrap; jackknife "
     "acceleration computed exactly from counts.",
