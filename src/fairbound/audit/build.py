@@ -547,6 +547,96 @@ def audit(
                                                             "max_comparisons"))
 
 
+def _audited_groups(agg: Aggregates, spec: AggregateSpec, gname: str) -> list:
+    """The groups to compare: at least two, or a one-line error saying why not."""
+    if agg.n_rows == 0:
+        raise FairboundError(f"data: no rows in {agg.source}", param="data")
+    groups = list(agg.groups)
+    if len(groups) == 0:
+        by_where = sum(v for k, v in agg.excluded.items() if str(k).startswith("where"))
+        if spec.where is not None and by_where >= agg.n_rows:
+            raise FairboundError(f"where: the condition {spec.where!r} selects none of the "
+                                 f"{agg.n_rows:,} rows", param="where")
+        raise FairboundError(f"group: column {gname!r} has no non-missing values",
+                             param="group")
+    if len(groups) == 1:
+        raise FairboundError(
+            f"group: column {gname!r} has a single group ({_jsonable(groups[0])!r}); "
+            "at least two are needed to compare", param="group")
+    return groups
+
+
+def _confusion_rows(mm: Metric, conf, groups: list, compared, classes, positives, *,
+                    multiclass: bool, favourable: str) -> list[_StatRow]:
+    """One row of two groups' counts per component, class and compared pair of a metric."""
+    index = {g: i for i, g in enumerate(groups)}
+    rows = []
+    for comp in (oriented(c, favourable) for c in mm.components):
+        for k in (positives if comp.per_class else [None]):
+            n, cnt = comp.counts(conf, classes.index(k) if k is not None else 0)
+            n_all, cnt_all = int(n.sum()), int(cnt.sum())  # once: vs-rest subtracts
+            for ga, gb in compared:
+                na, ca = int(n[index[ga]]), int(cnt[index[ga]])
+                if gb == REST:
+                    nb, cb = n_all - na, cnt_all - ca
+                else:
+                    nb, cb = int(n[index[gb]]), int(cnt[index[gb]])
+                rows.append(_StatRow(
+                    mm, comp, k if multiclass and comp.per_class else None, ga, gb,
+                    GroupStats.from_counts(na, ca), GroupStats.from_counts(nb, cb)))
+    return rows
+
+
+def _check_cost_range(cm, column: str, cost_max: float) -> None:
+    """Costs must be finite numbers in ``[0, cost_max]``."""
+    mins = np.asarray(cm.minimum, dtype=float)
+    maxs = np.asarray(cm.maximum, dtype=float)
+    lo = np.nanmin(mins) if (~np.isnan(mins)).any() else math.nan  # NaN: empty group
+    hi = np.nanmax(maxs) if (~np.isnan(maxs)).any() else math.nan
+    if (not math.isnan(lo) and lo < 0) or (not math.isnan(hi) and hi > cost_max):
+        bad = lo if lo < 0 else hi
+        if not math.isfinite(bad):
+            raise FairboundError(f"cost: column {column!r} has the non-finite value "
+                                 f"{bad:g}; costs must be finite numbers in "
+                                 f"[0, {cost_max:g}]", param="cost")
+        raise FairboundError(
+            f"cost: column {column!r} has values outside [0, {cost_max:g}] "
+            f"(e.g. {bad:g}); declare the maximum with cost_max / --cost-max",
+            param="cost")
+
+
+def _cost_stats(cm, ids: list[int], cost_max: float) -> GroupStats:
+    """The pooled cost statistics of the groups ``ids`` (one group, or the rest)."""
+    n = float(sum(cm.n[i] for i in ids))
+    tot = float(sum(cm.total[i] for i in ids))
+    tsq = float(sum(cm.total_sq[i] for i in ids))
+    sample = None
+    if cm.samples is not None:
+        sample = np.concatenate([cm.samples[i] for i in ids])
+    binary = bool(sample is not None and np.all((sample == 0) | (sample == cost_max))
+                  and all(cm.samples_complete[i] for i in ids))
+    if not binary and sample is None:
+        # moments alone: binary iff sum of squares equals C * sum
+        binary = bool(np.isclose(tsq, cost_max * tot) and
+                      np.isclose(tot / cost_max, round(tot / cost_max)))
+    return GroupStats(n=int(n), total=tot, total_sq=tsq, cost_max=cost_max,
+                      binary=binary, sample=None if binary else sample,
+                      sample_complete=bool(cm.samples_complete and all(
+                          cm.samples_complete[i] for i in ids)))
+
+
+def _cost_rows(cm, groups: list, compared, column: str, cost_max: float) -> list[_StatRow]:
+    """One row of two groups' cost statistics per compared pair."""
+    _check_cost_range(cm, column, cost_max)
+    index = {g: i for i, g in enumerate(groups)}
+    rows = []
+    for ga, gb in compared:
+        ib = [i for i in range(len(groups)) if i != index[ga]] if gb == REST else [index[gb]]
+        rows.append(_StatRow(COST, None, None, ga, gb, _cost_stats(cm, [index[ga]], cost_max),
+                             _cost_stats(cm, ib, cost_max)))
+    return rows
+
+
 def audit_aggregates(
     agg: Aggregates,
     spec: AggregateSpec,
@@ -569,20 +659,7 @@ def audit_aggregates(
     from fairbound._version import __version__
 
     gname = " & ".join(spec.group)
-    if agg.n_rows == 0:
-        raise FairboundError(f"data: no rows in {agg.source}", param="data")
-    groups = list(agg.groups)
-    if len(groups) == 0:
-        by_where = sum(v for k, v in agg.excluded.items() if str(k).startswith("where"))
-        if spec.where is not None and by_where >= agg.n_rows:
-            raise FairboundError(f"where: the condition {spec.where!r} selects none of the "
-                                 f"{agg.n_rows:,} rows", param="where")
-        raise FairboundError(f"group: column {gname!r} has no non-missing values",
-                             param="group")
-    if len(groups) == 1:
-        raise FairboundError(
-            f"group: column {gname!r} has a single group ({_jsonable(groups[0])!r}); "
-            "at least two are needed to compare", param="group")
+    groups = _audited_groups(agg, spec, gname)
     reference = resolve_reference(groups, reference, comparison, gname, agg.group_rows())
     task, classes, positives = "cost", (), []
     conf_metrics = [mm for mm in metrics if mm is not COST]
@@ -593,71 +670,12 @@ def audit_aggregates(
         conf = setup.confusion(agg.confusion, list(agg.classes))
     check_comparison_count(len(groups), comparison, metrics, len(positives), max_comparisons)
     compared = pairs(groups, comparison, reference)
-    index = {g: i for i, g in enumerate(groups)}
-
-    def idx(g):
-        return None if g == REST else index[g]
-
     rows: list[_StatRow] = []
-    if conf_metrics:
-        for mm in conf_metrics:
-            for comp in (oriented(c, favourable) for c in mm.components):
-                targets = positives if comp.per_class else [None]
-                for k in targets:
-                    kk = classes.index(k) if k is not None else 0
-                    n, cnt = comp.counts(conf, kk)
-                    n_all, cnt_all = int(n.sum()), int(cnt.sum())  # once: vs-rest subtracts
-                    for ga, gb in compared:
-                        ia, ib = idx(ga), idx(gb)
-                        na, ca = int(n[ia]), int(cnt[ia])
-                        if ib is None:
-                            nb, cb = n_all - na, cnt_all - ca
-                        else:
-                            nb, cb = int(n[ib]), int(cnt[ib])
-                        rows.append(_StatRow(
-                            mm, comp, k if task == "multiclass" and comp.per_class else None,
-                            ga, gb, GroupStats.from_counts(na, ca),
-                            GroupStats.from_counts(nb, cb)))
+    for mm in conf_metrics:
+        rows += _confusion_rows(mm, conf, groups, compared, classes, positives,
+                                multiclass=task == "multiclass", favourable=favourable)
     if COST in metrics:
-        cm = agg.cost
-        mins = np.asarray(cm.minimum, dtype=float)
-        maxs = np.asarray(cm.maximum, dtype=float)
-        lo = np.nanmin(mins) if (~np.isnan(mins)).any() else math.nan  # NaN: empty group
-        hi = np.nanmax(maxs) if (~np.isnan(maxs)).any() else math.nan
-        if (not math.isnan(lo) and lo < 0) or (not math.isnan(hi) and hi > cost_max):
-            bad = lo if lo < 0 else hi
-            if not math.isfinite(bad):
-                raise FairboundError(f"cost: column {spec.cost!r} has the non-finite value "
-                                     f"{bad:g}; costs must be finite numbers in "
-                                     f"[0, {cost_max:g}]", param="cost")
-            raise FairboundError(
-                f"cost: column {spec.cost!r} has values outside [0, {cost_max:g}] "
-                f"(e.g. {bad:g}); declare the maximum with cost_max / --cost-max",
-                param="cost")
-
-        def stats_of(ids: list[int]) -> GroupStats:
-            n = float(sum(cm.n[i] for i in ids))
-            tot = float(sum(cm.total[i] for i in ids))
-            tsq = float(sum(cm.total_sq[i] for i in ids))
-            sample = None
-            if cm.samples is not None:
-                sample = np.concatenate([cm.samples[i] for i in ids])
-            binary = bool(sample is not None and np.all((sample == 0) | (sample == cost_max))
-                          and all(cm.samples_complete[i] for i in ids))
-            if not binary and sample is None:
-                # moments alone: binary iff sum of squares equals C * sum
-                binary = bool(np.isclose(tsq, cost_max * tot) and
-                              np.isclose(tot / cost_max, round(tot / cost_max)))
-            return GroupStats(n=int(n), total=tot, total_sq=tsq, cost_max=cost_max,
-                              binary=binary, sample=None if binary else sample,
-                              sample_complete=bool(cm.samples_complete and all(
-                                  cm.samples_complete[i] for i in ids)))
-
-        for ga, gb in compared:
-            ia = [index[ga]]
-            ib = [i for i in range(len(groups)) if i != index[ga]] if gb == REST \
-                else [index[gb]]
-            rows.append(_StatRow(COST, None, None, ga, gb, stats_of(ia), stats_of(ib)))
+        rows += _cost_rows(agg.cost, groups, compared, spec.cost, cost_max)
         if task != "multiclass" and not conf_metrics:
             task = "cost"
     comps, n_tests = _build_from_stats(
