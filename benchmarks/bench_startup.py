@@ -8,6 +8,8 @@ round runs every command once, in turn):
   default metrics and method, ``--format json``);
 * a bare ``python -c "import duckdb; duckdb.sql('select count(*) from read_csv(...)')"``
   process on the same file: the floor any command that reads the file with DuckDB pays;
+* the same process after ``import numpy, typer``: the floor of any command line built on
+  the two libraries every fairbound command needs, before it does any work of its own;
 * with ``--parquet-rows`` (default 1M, 10M and 100M rows): ``fairbound audit`` of the
   Parquet file of ``benchmarks/bench_scale.py`` (4 groups, the default five metrics, every
   default: exact intervals, family-wise control) next to a bare
@@ -127,7 +129,11 @@ def main() -> None:
                     f"'{data.as_posix()}')\").fetchall()"]
         audit_args = ["audit", str(data), "--group", "g", "--label", "y", "--prediction",
                       "p", "--format", "json"]
+        # the same query after importing the two libraries every fairbound command needs:
+        # the floor of any numpy + typer command line, before it does any work of its own
+        floor_cmd = [sys.executable, "-c", "import numpy, typer; " + bare_cmd[2]]
         cases = [
+            ("floor: the same + import numpy, typer", floor_cmd),
             ("fairbound --help", fb + ["--help"]),
             ("fairbound --version", fb + ["--version"]),
             (f"fairbound audit ({args.rows:,} rows)", fb + audit_args),
