@@ -194,20 +194,68 @@ def restricted_mle(x, y, n_a, n_b, delta):
     >>> round(float(pa), 6), round(float(pb), 6)
     (0.4, 0.4)
     """
+    scalar = _all_scalar(x, y, delta)
+    pa, pb = _mle(x, y, n_a, n_b, np.reshape(np.asarray(delta, float), 1) if scalar else delta)
+    return (pa[0], pb[0]) if scalar else (pa, pb)
+
+
+def _all_scalar(*args) -> bool:
+    # np.ndim(v) == 0 for every argument, without np.ndim's overhead for numbers
+    return all(isinstance(v, (float, int)) or (v.ndim == 0 if isinstance(v, np.ndarray)
+                                               else np.ndim(v) == 0) for v in args)
+
+
+def _mle(x, y, n_a, n_b, delta):
+    """:func:`restricted_mle` for arguments of at least one dimension together.
+
+    Speed: the statistic is evaluated on thousands of tables per null, so after the first
+    array of the full (broadcast) shape every step writes into an existing buffer
+    (``out=``) instead of allocating a temporary, and ``b3 * b3`` is formed once.  Each
+    value is computed with the same operations in the same order as the plain formulas in
+    the comments, so the results are the same bit for bit.
+    """
     th = n_b / n_a
     p1 = x / n_a
     s = (x + y) / n_a                       # p1 + th * p2
     a = 1.0 + th
-    b = -(a + s + delta * (th + 2.0)) / a
-    c = (delta * delta + delta * (2.0 * p1 + a) + s) / a
-    b3 = b / 3.0
-    v = b3 * (b3 * b3 - 0.5 * c) - 0.5 * p1 * delta * (1.0 + delta) / a
-    u = np.copysign(np.sqrt(np.maximum(b3 * b3 - c / 3.0, 0.0)), v)
+    # b = -(a + s + delta * (th + 2.0)) / a, then b3 = b / 3
+    b3 = a + s + delta * (th + 2.0)
+    np.negative(b3, out=b3)
+    np.divide(b3, a, out=b3)
+    np.divide(b3, 3.0, out=b3)
+    # c = (delta * delta + delta * (2.0 * p1 + a) + s) / a
+    c = delta * delta + delta * (2.0 * p1 + a) + s
+    np.divide(c, a, out=c)
+    # v = b3 * (b3 * b3 - 0.5 * c) - 0.5 * p1 * delta * (1.0 + delta) / a
+    bb = b3 * b3
+    v = np.multiply(0.5, c)
+    np.subtract(bb, v, out=v)
+    np.multiply(b3, v, out=v)
+    np.subtract(v, 0.5 * p1 * delta * (1.0 + delta) / a, out=v)
+    # u = copysign(sqrt(max(b3 * b3 - c / 3, 0)), v)
+    np.divide(c, 3.0, out=c)
+    u = np.subtract(bb, c, out=bb)
+    np.maximum(u, 0.0, out=u)
+    np.sqrt(u, out=u)
+    np.copysign(u, v, out=u)
+    # r = clip(v / (u * u * u), -1, 1), and 1 where u = 0
+    r = np.multiply(u, u, out=c)
+    np.multiply(r, u, out=r)
     with np.errstate(divide="ignore", invalid="ignore"):
-        r = np.minimum(np.maximum(v / (u * u * u), -1.0), 1.0)
-    r = np.where(u == 0.0, 1.0, r)
-    pa = 2.0 * u * np.cos((np.pi + np.arccos(r)) / 3.0) - b3
-    pa = np.minimum(np.maximum(pa, np.maximum(0.0, delta)), np.minimum(1.0, 1.0 + delta))
+        np.divide(v, r, out=r)
+        np.maximum(r, -1.0, out=r)
+        np.minimum(r, 1.0, out=r)
+    np.copyto(r, 1.0, where=u == 0.0)
+    # pa = 2 u cos((pi + arccos(r)) / 3) - b3, within [max(0, delta), min(1, 1 + delta)]
+    np.arccos(r, out=r)
+    np.add(np.pi, r, out=r)
+    np.divide(r, 3.0, out=r)
+    np.cos(r, out=r)
+    pa = np.multiply(2.0, u, out=u)
+    np.multiply(pa, r, out=pa)
+    np.subtract(pa, b3, out=pa)
+    np.maximum(pa, np.maximum(0.0, delta), out=pa)
+    np.minimum(pa, np.minimum(1.0, 1.0 + delta), out=pa)
     return pa, pa - delta
 
 
@@ -223,12 +271,27 @@ def score_statistic(x, y, n_a, n_b, delta):
     >>> round(float(score_statistic(7, 12, 15, 15, 0.0)), 4)  # pooled z at delta = 0
     -1.8943
     """
-    pa, pb = restricted_mle(x, y, n_a, n_b, delta)
-    var = pa * (1.0 - pa) / n_a + pb * (1.0 - pb) / n_b
+    scalar = _all_scalar(x, y, delta)
+    if scalar:
+        delta = np.reshape(np.asarray(delta, float), 1)
+    pa, pb = _mle(x, y, n_a, n_b, delta)
+    # var = pa (1 - pa) / n_a + pb (1 - pb) / n_b, in place (as in _mle)
+    var = np.subtract(1.0, pa)
+    np.multiply(pa, var, out=var)
+    np.divide(var, n_a, out=var)
+    q = np.subtract(1.0, pb, out=pa)
+    np.multiply(pb, q, out=q)
+    np.divide(q, n_b, out=q)
+    np.add(var, q, out=var)
     num = x / n_a - y / n_b - delta
     with np.errstate(divide="ignore", invalid="ignore"):
-        t = num / np.sqrt(var)
-    return np.where(var > 0.0, t, np.where(num == 0.0, 0.0, np.copysign(np.inf, num)))
+        t = np.sqrt(var, out=pb)
+        np.divide(num, t, out=t)
+    # the rare tables without variance: 0 or +-inf
+    flat = ~(var > 0.0)
+    if flat.any():
+        np.copyto(t, np.where(num == 0.0, 0.0, np.copysign(np.inf, num)), where=flat)
+    return t.reshape(()) if scalar else t
 
 
 # --------------------------------------------------------------------------- helpers
@@ -283,8 +346,7 @@ def _binomial_rate(k: int, n: int, q: float, *, upper: bool) -> float:
     derivative in ``p`` is a multiple of ``pmf(k)``) inside a bisection bracket, to a
     relative step of ``1e-15``.
     """
-    m = min(k, n - k)
-    log_ck = math.fsum(math.log((n - m + i) / i) for i in range(1, m + 1))
+    log_ck = _log_choose(k, n)
     if upper:   # j = k, k + 1, ..., n: pmf(j + 1) / pmf(j) = (n - j) / (j + 1) * p / (1 - p)
         j = np.arange(k, n, dtype=float)
         steps = np.log((n - j) / (j + 1.0))
@@ -330,6 +392,18 @@ def _binomial_rate(k: int, n: int, q: float, *, upper: bool) -> float:
     return p
 
 
+@functools.lru_cache(maxsize=4096)
+def _log_choose(k: int, n: int) -> float:
+    """``log C(n, k)`` summed exactly: ``fsum`` of ``log((n - m + i) / i)``, ``m = min(k, n - k)``.
+
+    Both Clopper-Pearson bounds of a group need it; the ratios are formed by numpy (exact
+    integers divided, correctly rounded like Python's ``/``) and logged by ``math.log``.
+    """
+    m = min(k, n - k)
+    ratios = np.arange(n - m + 1, n + 1, dtype=float) / np.arange(1, m + 1, dtype=float)
+    return math.fsum(map(math.log, ratios.tolist()))
+
+
 def _log_comb(n: int, ks: np.ndarray) -> np.ndarray:
     """``log C(n, k)`` for every ``k`` in ``ks`` (no scipy).
 
@@ -338,6 +412,15 @@ def _log_comb(n: int, ks: np.ndarray) -> np.ndarray:
     """
     ks = np.asarray(ks, dtype=float)
     return _log_factorial(np.float64(n)) - _log_factorial(ks) - _log_factorial(n - ks)
+
+
+def _log_comb_window(n: int, lo: int, hi: int) -> np.ndarray:
+    """``_log_comb(n, ks)`` for ``ks = lo, ..., hi``: the same table entries, as slices."""
+    if n > _FACTORIAL_TABLE:
+        return _log_comb(n, np.arange(lo, hi + 1, dtype=float))
+    top = _log_factorial(np.float64(n))     # grows the table to cover n
+    lf = _LOG_FACTORIALS
+    return top - lf[lo:hi + 1] - lf[n - hi:n - lo + 1][::-1]
 
 
 #: Counts up to this have their log factorial in a table (``math.lgamma``, built as needed).
@@ -379,7 +462,10 @@ def _binom_pmf(ks: np.ndarray, logc: np.ndarray, p: np.ndarray) -> np.ndarray:
     forms ``k log p + (n - k) log(1 - p)`` for every probability at once.
     """
     p = np.minimum(np.maximum(p, 1e-300), 1.0 - 1e-16)
-    out = np.stack([np.log(p), np.log1p(-p)], axis=-1) @ ks
+    lp = np.empty(p.shape + (2,))           # np.stack([log p, log(1 - p)], axis=-1)
+    lp[..., 0] = np.log(p)
+    lp[..., 1] = np.log1p(-p)
+    out = lp @ ks
     out += logc
     return np.exp(out, out=out)
 
@@ -388,6 +474,14 @@ def _distinct(a: np.ndarray) -> np.ndarray:
     """Sorted distinct values of ``a`` (``np.unique``, which would import ``numpy.ma``)."""
     a = np.sort(np.asarray(a).ravel())
     return a[np.concatenate([[True], a[1:] != a[:-1]])] if a.size else a
+
+
+@functools.lru_cache(maxsize=1024)
+def _unit(k: int) -> np.ndarray:
+    """``np.linspace(0.0, 1.0, k)``, read-only and built once per ``k`` (saves its overhead)."""
+    u = np.linspace(0.0, 1.0, k)
+    u.flags.writeable = False
+    return u
 
 
 def _cheap_rate(n: int) -> float:
@@ -414,6 +508,7 @@ class _Table:
         self.tau_a = _cheap_rate(self.na)
         self.tau_b = _cheap_rate(self.nb)
         self.all_exact = self.tau_a >= 0.5 and self.tau_b >= 0.5
+        self.first_grid = None      # kept by _invert_score
 
     def nuisance(self, d: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Range of ``p_B`` in the nuisance confidence set under ``p_A - p_B = d``."""
@@ -451,10 +546,10 @@ class _ExactBatch:
         self.yl, self.yh = _window(nb, float(np.min(a)), float(np.max(b)))
         self.xs = np.arange(self.xl, self.xh + 1, dtype=float)
         self.ys = np.arange(self.yl, self.yh + 1, dtype=float)
-        self.lca = _log_comb(na, self.xs)
-        self.lcb = _log_comb(nb, self.ys)
-        self.ka2 = np.stack([self.xs, na - self.xs])
-        self.kb2 = np.stack([self.ys, nb - self.ys])
+        self.lca = _log_comb_window(na, self.xl, self.xh)
+        self.lcb = _log_comb_window(nb, self.yl, self.yh)
+        self.ka2 = np.concatenate([self.xs, na - self.xs]).reshape(2, -1)
+        self.kb2 = np.concatenate([self.ys, nb - self.ys]).reshape(2, -1)
         m, wx, wy = d.size, self.xs.size, self.ys.size
         if m * wx * wy <= _DENSE_CELLS:
             t = score_statistic(self.xs[None, :, None], self.ys[None, None, :], na, nb,
@@ -469,6 +564,11 @@ class _ExactBatch:
             yi = np.arange(wy)[None, :, None]
             self.accept = ((yi >= self.lo[:, None, :]) & (yi <= self.hi[:, None, :])).astype(
                 float)
+        else:
+            # each column's run as the rows lo .. hi + 1 of the cumulated pmf of B that
+            # :meth:`reject` subtracts (an empty run: equal rows)
+            lo = np.minimum(np.maximum(self.lo, 0), wy)
+            self._ends = lo, np.maximum(np.minimum(np.maximum(self.hi + 1, 0), wy), lo)
 
     # -- accepted runs -------------------------------------------------------------------
     def _pred(self, j, x, d, th, sg):
@@ -499,7 +599,7 @@ class _ExactBatch:
         """
         na, nb, d, thr = self.na, self.nb, self.d, self.thr
         m, wx, wy = d.size, self.xs.size, self.ys.size
-        t = np.stack([thr, -thr])[:, :, None]                       # (2, m, 1)
+        t = np.concatenate([thr, -thr]).reshape(2, m, 1)
         tmax = float(np.max(thr))
         mx = tmax * math.sqrt(na) / 2.0 + 2.0
         my = tmax * math.sqrt(nb) / 2.0 + 2.0
@@ -508,7 +608,7 @@ class _ExactBatch:
         k = int(min(max((hi - lo) * 2.0 * max(na, nb), 2.0), 8.0 * (wx + wy))) + 1
         lo_r = np.maximum(lo, np.maximum(0.0, -d) + 1e-12)[None, :, None]
         hi_r = np.minimum(hi, np.minimum(1.0, 1.0 - d) - 1e-12)[None, :, None]
-        nu = lo_r + (np.maximum(hi_r, lo_r) - lo_r) * np.linspace(0.0, 1.0, k)
+        nu = lo_r + (np.maximum(hi_r, lo_r) - lo_r) * _unit(k)
         pa = nu + d[None, :, None]
         va, vb = pa * (1.0 - pa), nu * (1.0 - nu)
         s = np.sqrt(va / na + vb / nb)
@@ -521,36 +621,56 @@ class _ExactBatch:
         j = np.searchsorted(flat, (self.xs + off).ravel(), side="right").reshape(2, m, wx)
         base = (np.arange(2 * m) * k).reshape(2, m, 1)
         j = np.minimum(np.maximum(j - 1 - base, 0), k - 2) + base
-        x0, x1 = cx.ravel()[j], cx.ravel()[j + 1]
-        y0, y1 = cy.ravel()[j], cy.ravel()[j + 1]
+        j1 = j + 1
+        cx, cy = cx.ravel(), cy.ravel()
+        x0, x1 = cx.take(j), cx.take(j1)
+        y0, y1 = cy.take(j), cy.take(j1)
         with np.errstate(divide="ignore", invalid="ignore"):
             w = np.where(x1 > x0, (self.xs - x0) / (x1 - x0), 0.0)   # extrapolates at ends
-        ystar = np.nan_to_num(y0 + w * (y1 - y0), nan=0.0, posinf=nb + 1.0, neginf=-1.0)
-        first = np.where(np.array([True, False])[:, None, None],
-                         np.floor(ystar) + 1.0, np.ceil(ystar)) - self.yl
-        return np.minimum(np.maximum(first, 0), wy).astype(np.int64)
+        # ystar = y0 + w (y1 - y0), then nan -> 0, inf -> nb + 1, -inf -> -1
+        ystar = np.subtract(y1, y0, out=y1)
+        np.multiply(w, ystar, out=ystar)
+        np.add(y0, ystar, out=ystar)
+        if not np.isfinite(ystar).all():
+            ystar = np.nan_to_num(ystar, nan=0.0, posinf=nb + 1.0, neginf=-1.0)
+        # first accepted row floor(ystar) + 1 (T = +thr), first beyond ceil(ystar) (T = -thr)
+        first = w
+        np.floor(ystar[0], out=first[0])
+        first[0] += 1.0
+        np.ceil(ystar[1], out=first[1])
+        first -= self.yl
+        np.maximum(first, 0, out=first)
+        return np.minimum(first, wy, out=first).astype(np.int64)
 
     def _runs(self):
         """Every column's run: guessed, certified by the statistic, repaired if wrong."""
         m, wx, wy = self.d.size, self.xs.size, self.ys.size
         shape = (2, m, wx)
-        sg = np.broadcast_to(np.array([True, False])[:, None, None], shape).ravel()
-        dd = np.broadcast_to(self.d[None, :, None], shape).ravel()
-        th = np.broadcast_to(self.thr[None, :, None], shape).ravel()
-        x = np.broadcast_to(self.xs[None, None, :], shape).ravel()
-        g = self._guess().ravel()
-        # pred(g) and not pred(g - 1) certify g, the predicate being monotone in the row
-        both = self._pred(np.stack([g, g - 1]), x, dd, th, sg)
+        g = self._guess()
+        # pred(g) and not pred(g - 1) certify g, the predicate being monotone in the row:
+        # the statistic at rows (g, g - 1) x (first accepted, first beyond) x nulls x
+        # columns, with the columns and nulls broadcast (as in _pred, elementwise)
+        rows = np.minimum(np.maximum(np.stack([g, g - 1]), 0), wy - 1)
+        t = score_statistic(self.xs, self.ys[rows], self.na, self.nb, self.d[:, None])
+        th = self.thr[:, None]
+        both = np.empty(t.shape, bool)
+        np.less(t[:, 0], th, out=both[:, 0])
+        np.less_equal(t[:, 1], -th, out=both[:, 1])
+        both = both.reshape(2, -1)
+        g = g.ravel()
         here = both[0] | (g >= wy)
         before = both[1] & (g > 0)
         bad = np.flatnonzero(~(here & ~before))
         if bad.size:
+            # the flat arguments of _pred for the wrong guesses
+            side, row, col = np.unravel_index(bad, shape)
+            x, dd, th, sg = self.xs[col], self.d[row], self.thr[row], side == 0
             # above g when pred(g) fails, at or below g - 1 when pred(g - 1) holds;
             # guesses are rarely off by more than one, so try the neighbour first
             up = ~here[bad]
             gb = g[bad]
             h = np.where(up, gb + 1, gb - 1)
-            pair = self._pred(np.stack([h, h - 1]), x[bad], dd[bad], th[bad], sg[bad])
+            pair = self._pred(np.stack([h, h - 1]), x, dd, th, sg)
             fixed = (pair[0] | (h >= wy)) & ~(pair[1] & (h > 0))
             g[bad[fixed]] = h[fixed]
             rest = ~fixed
@@ -559,7 +679,7 @@ class _ExactBatch:
                 a = np.where(up[rest], np.where(pair[0][rest], gb[rest], h[rest]), -1)
                 b = np.where(up[rest], np.where(pair[0][rest], h[rest], wy),
                              np.where(pair[1][rest], h[rest] - 1, h[rest]))
-                g[br] = self._first_true(x[br], dd[br], th[br], sg[br], a, b)
+                g[br] = self._first_true(x[rest], dd[rest], th[rest], sg[rest], a, b)
         g = g.reshape(shape)
         return g[0], g[1] - 1
 
@@ -573,17 +693,22 @@ class _ExactBatch:
             # small windows: P(accept) = sum_x pA(x) sum_y [lo(x) <= y <= hi(x)] pB(y)
             acc = self.accept if rows is None else self.accept[rows]
             return 1.0 - np.einsum("mkx,mkx->mk", pa_, pb_ @ acc)
-        lo, hi = (self.lo, self.hi) if rows is None else (self.lo[rows], self.hi[rows])
+        lo, hi = self._ends if rows is None else (self._ends[0][rows], self._ends[1][rows])
         m, k = nu.shape
         wy = self.ys.size
         # the cumulated pmf of B with the nuisance values innermost, so that each column's
-        # two ends are read as contiguous rows of k values
-        cz = np.zeros((m, wy + 1, k))
-        np.cumsum(pb_.transpose(0, 2, 1), axis=1, out=cz[:, 1:, :])
-        lo = np.minimum(np.maximum(lo, 0), wy)
-        hi = np.maximum(np.minimum(np.maximum(hi + 1, 0), wy), lo)
-        r = np.arange(m)[:, None]
-        inside = np.ascontiguousarray((cz[r, hi] - cz[r, lo]).transpose(0, 2, 1))
+        # two ends are read as contiguous rows of k values; row 0 of each null is F(-1) = 0
+        cz = np.empty((m * (wy + 1), k))
+        cz3 = cz.reshape(m, wy + 1, k)
+        cz3[:, 0, :] = 0.0
+        np.cumsum(pb_.transpose(0, 2, 1), axis=1, out=cz3[:, 1:, :])
+        # F(hi(x)) - F(lo(x) - 1) for every column x: whole rows picked by np.take, several
+        # times faster than indexing cz3 with two index arrays, then x made innermost as in
+        # pa_ (einsum's order of summation, hence the result, depends on the layout)
+        base = (np.arange(m) * (wy + 1))[:, None]
+        inside = np.take(cz, (hi + base).ravel(), axis=0)
+        inside -= np.take(cz, (lo + base).ravel(), axis=0)
+        inside = np.ascontiguousarray(inside.reshape(m, -1, k).transpose(0, 2, 1))
         return 1.0 - np.einsum("mkx,mkx->mk", pa_, inside)
 
     def grid(self, spacing: float = _SPACING) -> np.ndarray:
@@ -594,13 +719,13 @@ class _ExactBatch:
         ``spacing`` in it are at most ``spacing`` standard errors.
         """
         na, nb, a, b, d = self.na, self.nb, self.a, self.b, self.d
-        u = np.linspace(0.0, 1.0, 65)
+        u = _unit(65)
         nu = a[:, None] + (b - a)[:, None] * u
         scale = (2.0 * math.sqrt(na) * np.arcsin(np.sqrt(np.clip(nu + d[:, None], 0.0, 1.0)))
                  + 2.0 * math.sqrt(nb) * np.arcsin(np.sqrt(np.clip(nu, 0.0, 1.0))))
         span = scale[:, -1] - scale[:, 0]
         k = max(6, int(math.ceil(float(np.max(span)) / spacing)) + 1)
-        target = scale[:, :1] + span[:, None] * np.linspace(0.0, 1.0, k)
+        target = scale[:, :1] + span[:, None] * _unit(k)
         # invert the (increasing) scale by linear interpolation on the fine grid
         j = np.minimum((scale[:, None, :] <= target[:, :, None]).sum(axis=-1), u.size - 1)
         j = np.maximum(j, 1)
@@ -640,14 +765,18 @@ class _ExactBatch:
         xs = np.stack([nu[ix, jl], c, nu[ix, jr]], axis=-1)
         ys = np.stack([r[ix, jl], val, r[ix, jr]], axis=-1)
         off = np.array([-2.0, -1.0, 1.0, 2.0]) / 3.0
+        # (null, peak) indices, so that plain indexing picks along the last axis (as
+        # np.take_along_axis would, without its overhead)
+        pi = np.arange(j.shape[1])[None, :]
+        ix3, pi3 = ix[..., None], pi[..., None]
         for _ in range(rounds):
             # vertex of the parabola through the best point and its neighbours so far
             order = np.argsort(xs, axis=-1)
-            xs = np.take_along_axis(xs, order, axis=-1)
-            ys = np.take_along_axis(ys, order, axis=-1)
-            k = np.clip(ys.argmax(axis=-1), 1, xs.shape[-1] - 2)[..., None]
-            x0, x1, x2 = (np.take_along_axis(xs, k + o, axis=-1)[..., 0] for o in (-1, 0, 1))
-            y0, y1, y2 = (np.take_along_axis(ys, k + o, axis=-1)[..., 0] for o in (-1, 0, 1))
+            xs = xs[ix3, pi3, order]
+            ys = ys[ix3, pi3, order]
+            k = np.minimum(np.maximum(ys.argmax(axis=-1), 1), xs.shape[-1] - 2)
+            x0, x1, x2 = (xs[ix, pi, k + o] for o in (-1, 0, 1))
+            y0, y1, y2 = (ys[ix, pi, k + o] for o in (-1, 0, 1))
             num = (x1 - x0) ** 2 * (y1 - y2) - (x1 - x2) ** 2 * (y1 - y0)
             den = (x1 - x0) * (y1 - y2) - (x1 - x2) * (y1 - y0)
             with np.errstate(divide="ignore", invalid="ignore"):
@@ -656,14 +785,11 @@ class _ExactBatch:
             cand = np.concatenate([c[..., None] + h[..., None] * off, vert[..., None]], axis=-1)
             cand = np.minimum(np.maximum(cand, a), b)
             rc = self.reject(cand.reshape(m, -1), rows).reshape(cand.shape)
-            xs = np.concatenate([cand[..., :2], c[..., None], cand[..., 2:4]], axis=-1)
-            ys = np.concatenate([rc[..., :2], val[..., None], rc[..., 2:4]], axis=-1)
-            best = np.argmax(np.concatenate([ys, rc[..., 4:]], axis=-1), axis=-1)[..., None]
-            allx = np.concatenate([xs, cand[..., 4:]], axis=-1)
-            ally = np.concatenate([ys, rc[..., 4:]], axis=-1)
-            c = np.take_along_axis(allx, best, axis=-1)[..., 0]
-            val = np.take_along_axis(ally, best, axis=-1)[..., 0]
-            xs, ys = allx, ally
+            # the points of this round in order around the centre, and the vertex
+            xs = np.concatenate([cand[..., :2], c[..., None], cand[..., 2:]], axis=-1)
+            ys = np.concatenate([rc[..., :2], val[..., None], rc[..., 2:]], axis=-1)
+            best = np.argmax(ys, axis=-1)
+            c, val = xs[ix, pi, best], ys[ix, pi, best]
             h = h / 3.0
         return np.maximum(r.max(axis=1), val.max(axis=1))
 
@@ -856,15 +982,21 @@ def _invert_score(tab: _Table, targets: np.ndarray) -> np.ndarray:
     t = np.asarray(targets, dtype=float)[:, None]
     n = t.shape[0]
     rows = np.arange(n)[:, None]
-    lo = np.full(t.shape, -1.0)
-    hi = np.full(t.shape, 1.0)
-    u = np.linspace(0.0, 1.0, 42)
-    for _ in range(3):
+    u = _unit(42)
+    # the first round's grid, from -1 to 1, is the same for every target and so are its
+    # statistics: the search inverts several times per table, so they are kept on it
+    if tab.first_grid is None:
+        g = -1.0 + 2.0 * u                  # lo + (hi - lo) * u
+        tab.first_grid = g, score_statistic(x, y, tab.na, tab.nb, g)
+    g, v = tab.first_grid
+    k = np.minimum(np.maximum((v >= t).sum(axis=1, keepdims=True), 1), u.size - 1)
+    lo, hi = g[k - 1], g[k]
+    for _ in range(2):
         g = lo + (hi - lo) * u
         v = score_statistic(x, y, tab.na, tab.nb, g)
-        k = np.clip((v >= t).sum(axis=1, keepdims=True), 1, u.size - 1)
+        k = np.minimum(np.maximum((v >= t).sum(axis=1, keepdims=True), 1), u.size - 1)
         lo, hi = g[rows, k - 1], g[rows, k]
-        v0, v1 = v[rows, k - 1], v[rows, k]
+    v0, v1 = v[rows, k - 1], v[rows, k]
     with np.errstate(divide="ignore", invalid="ignore"):
         w = np.clip(np.where(np.isfinite(v0) & np.isfinite(v1) & (v0 > v1),
                              (v0 - t) / (v0 - v1), 0.5), 0.0, 1.0)
@@ -912,11 +1044,12 @@ class _End:
 
     def bracket(self) -> tuple[int, int]:
         """(inner, outer): outermost accepted candidate and the nearest one beyond it."""
-        t = np.asarray(self.t)
-        acc = np.asarray(self.acc)
-        inner = int(np.flatnonzero(acc)[np.argmax(t[acc])])
-        beyond = np.flatnonzero(t > t[inner])
-        return inner, int(beyond[np.argmin(t[beyond])])
+        # plain Python on the short lists; max and min return the first of equal values,
+        # as np.argmax and np.argmin do
+        t = self.t
+        inner = max((i for i, a in enumerate(self.acc) if a), key=t.__getitem__)
+        outer = min((i for i, v in enumerate(t) if v > t[inner]), key=t.__getitem__)
+        return inner, outer
 
 
 def _search(tab: _Table, alpha: float, tol: float = 1e-3) -> tuple[float, float]:
@@ -961,11 +1094,12 @@ def _search(tab: _Table, alpha: float, tol: float = 1e-3) -> tuple[float, float]
         level = np.concatenate([np.broadcast_to(plan[s][1], plan[s][0].shape) for s in work])
         d = _invert_score(tab, np.where(own == 0, 1.0, -1.0) * tt)
         p, full = _pvalues(tab, d, alpha, level)
-        for i, s in enumerate(own):
-            acc = p[i] > alpha
+        for s, ti, di, pi, fi in zip(own.tolist(), tt.tolist(), d.tolist(), p.tolist(),
+                                     full.tolist(), strict=True):
+            acc = pi > alpha
             # the grid falls short of the supremum by less than 0.004 (measured), so grid
             # values more than _SETTLED below alpha are sure rejections
-            ends[s].add(tt[i], d[i], p[i], acc, acc or full[i] or p[i] <= alpha - _SETTLED)
+            ends[s].add(ti, di, pi, acc, acc or fi or pi <= alpha - _SETTLED)
         for s in work:
             end = ends[s]
             inner, outer = end.bracket()
