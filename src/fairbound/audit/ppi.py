@@ -492,11 +492,22 @@ def _score_gap(ca, cb, component, level, proxy: bool):
     """(estimate, low, high, rate_a, rate_b, lam, std_error) with a score proxy."""
     from fairbound.stats.ppi_score import ppi_score_ratio_gap_interval, ppi_score_ratio_interval
 
+    return _rate_gap(ppi_score_ratio_gap_interval, ppi_score_ratio_interval, ca.score,
+                     cb.score, component, level, proxy)
+
+
+def _rate_gap(gap_interval, rate_interval, ca, cb, component, level, proxy: bool):
+    """(estimate, low, high, rate_a, rate_b, lam, std_error) from a design's interval pair.
+
+    ``gap_interval(a, b, level, metric=, proxy=)`` and ``rate_interval(a, level, ...)``
+    are the weighted or the score estimator's; the error rate's interval is read as
+    accuracy.
+    """
     kind, key = _KINDS[component]
-    r = ppi_score_ratio_gap_interval(ca.score, cb.score, level, metric=key, proxy=proxy)
-    ra = ppi_score_ratio_interval(ca.score, level, metric=key, proxy=proxy).estimate
-    rb = ppi_score_ratio_interval(cb.score, level, metric=key, proxy=proxy).estimate
-    if kind == "mean":   # the error rate's interval, read as accuracy
+    r = gap_interval(ca, cb, level, metric=key, proxy=proxy)
+    ra = rate_interval(ca, level, metric=key, proxy=proxy).estimate
+    rb = rate_interval(cb, level, metric=key, proxy=proxy).estimate
+    if kind == "mean":
         return -r.estimate, -r.high, -r.low, 1 - ra, 1 - rb, r.lam, r.std_error
     return r.estimate, r.low, r.high, ra, rb, r.lam, r.std_error
 
@@ -511,13 +522,8 @@ def _ipw_gap(ca, cb, component, level, proxy: bool):
     """(estimate, low, high, rate_a, rate_b, lam, std_error) with recorded sampling weights."""
     from fairbound.stats.ppi_ipw import ipw_ratio_gap_interval, ipw_ratio_interval
 
-    kind, key = _KINDS[component]
-    r = ipw_ratio_gap_interval(ca, cb, level, metric=key, proxy=proxy)
-    ra = ipw_ratio_interval(ca, level, metric=key, proxy=proxy).estimate
-    rb = ipw_ratio_interval(cb, level, metric=key, proxy=proxy).estimate
-    if kind == "mean":   # the error rate's interval, read as accuracy
-        return -r.estimate, -r.high, -r.low, 1 - ra, 1 - rb, r.lam, r.std_error
-    return r.estimate, r.low, r.high, ra, rb, r.lam, r.std_error
+    return _rate_gap(ipw_ratio_gap_interval, ipw_ratio_interval, ca, cb, component, level,
+                     proxy)
 
 
 def _ppi_gap(ca, cb, component, level, guaranteed):

@@ -55,6 +55,23 @@ def where_reason(plan: Plan) -> str:
     return f"where not true: {plan.where.text}"
 
 
+def collected_size(rows: list[dict]) -> int:
+    """Bytes of a statistics result that crossed to Python, as every engine counts them.
+
+    8 a number (or missing value), the UTF-8 text of strings; lists count their items.
+    """
+    def size(v) -> int:
+        if isinstance(v, str):
+            return len(v.encode())
+        if isinstance(v, bytes):
+            return len(v)
+        if isinstance(v, list | tuple):
+            return sum(size(x) for x in v)
+        return 8
+
+    return sum(size(v) for r in rows for v in r.values())
+
+
 class Excluded(dict):
     """Rows left out, by reason: a dict that only ever holds reasons with rows."""
 

@@ -19,6 +19,7 @@ import numpy as np
 
 from fairbound.engines.assemble import (
     assemble,
+    collected_size,
     group_key,
     hashed_threshold,
     sample_from_hashed,
@@ -742,7 +743,7 @@ _PLAIN_RESULT = frozenset({"BOOLEAN", "TINYINT", "SMALLINT", "INTEGER", "BIGINT"
 
 
 def _fetch_dicts(con, query: str, params=None) -> tuple[list[dict], int]:
-    """Rows of a small result as dicts, and their size in bytes (:func:`_collected_size`).
+    """Rows of a small result as dicts, and their size in bytes (:func:`collected_size`).
 
     A result of plain columns (the statistics of a confusion-matrix audit) is fetched
     directly, without importing pyarrow; others (lists of cost values, dates, decimals)
@@ -754,24 +755,7 @@ def _fetch_dicts(con, query: str, params=None) -> tuple[list[dict], int]:
         rows = [dict(zip(names, r, strict=True)) for r in rel.fetchall()]
     else:
         rows = rel.to_arrow_table().to_pylist()
-    return rows, _collected_size(rows)
-
-
-def _collected_size(rows: list[dict]) -> int:
-    """Bytes that crossed to Python: 8 a number (or missing value), the UTF-8 text of strings.
-
-    The same count as the Spark engine's; lists count their items.
-    """
-    def size(v) -> int:
-        if isinstance(v, str):
-            return len(v.encode())
-        if isinstance(v, bytes):
-            return len(v)
-        if isinstance(v, list | tuple):
-            return sum(size(x) for x in v)
-        return 8
-
-    return sum(size(v) for r in rows for v in r.values())
+    return rows, collected_size(rows)
 
 
 def aggregate_duckdb(data, spec: AggregateSpec) -> Aggregates:

@@ -32,7 +32,6 @@ import numpy as np
 from fairbound.engines.assemble import (
     MISSING_PREDICTION,
     Excluded,
-    group_key,
     is_missing,
     kept_rows,
     py,
@@ -388,14 +387,11 @@ def ppi_counts(data, *, group, label: str, proxy: str, prediction: str, pos_labe
 
 def _assemble(rows, plan: Plan, *, label, proxy, prediction, pos_label, engine, source,
               groups) -> PPITable:
-    n_group = len(plan.group)
     excluded = Excluded()
-    keys = [f"g{i}" for i in range(n_group)] + ["y", "f", "p"]
-    keys += ["w"] if plan.where is not None else []
     rows = list(rows)
     n_rows = sum(int(r["n"]) for r in rows)
     cells = []
-    for r, n, key in kept_rows(rows, plan, keys, excluded):
+    for r, n, key in kept_rows(rows, plan, _row_keys(plan), excluded):
         if is_missing(r["p"]):
             excluded.add(MISSING_PREDICTION, n)
             continue
@@ -510,19 +506,20 @@ def _threshold_scores(rows, plan: Plan, *, label, prediction, pos_label, proxy):
             for r in rows]
 
 
-def _audited(rows, plan: Plan, index: dict):
-    """``(row, group)`` for the rows :func:`_assemble` counted, in the order given.
+def _row_keys(plan: Plan) -> list[str]:
+    """The columns that order the rows of :func:`ppi_query` and :func:`score_query`."""
+    keys = [f"g{i}" for i in range(len(plan.group))] + ["y", "f", "p"]
+    return keys + (["w"] if plan.where is not None else [])
 
-    Those the filter keeps, with a known group, a prediction and a proxy.
+
+def _audited(rows, plan: Plan, index: dict):
+    """``(row, group)`` for the rows :func:`_assemble` counted, in its order.
+
+    Those :func:`~fairbound.engines.assemble.kept_rows` keeps, with a prediction and a proxy.
     """
-    n_group = len(plan.group)
-    for r in rows:
-        if plan.where is not None and not bool(r["w"]):
-            continue
-        key = group_key(r, n_group)
-        if key is None or key not in index or is_missing(r["p"]) or is_missing(r["f"]):
-            continue
-        yield r, key
+    for r, _, key in kept_rows(rows, plan, _row_keys(plan), Excluded()):
+        if key in index and not is_missing(r["p"]) and not is_missing(r["f"]):
+            yield r, key
 
 
 def _score_sums(rows, table: PPITable, plan: Plan) -> tuple[np.ndarray, np.ndarray]:

@@ -159,7 +159,7 @@ def score_histograms(data, *, group, label: str, score: str, bins=None, pos_labe
     """
     import duckdb
 
-    from fairbound.engines.assemble import group_key, is_missing, py, sort_key
+    from fairbound.engines.assemble import Excluded, group_key, is_missing, py, sort_key
     from fairbound.engines.duckdb_engine import check_types, open_source, scan_errors
     from fairbound.engines.sql import cost_sql, where_sql
 
@@ -203,12 +203,10 @@ def score_histograms(data, *, group, label: str, score: str, bins=None, pos_labe
             for name in ("n", "s", "ss")}
     n = cols["n"].astype(np.int64)
     n_rows = int(n.sum())
-    excluded: dict[str, int] = {}
+    excluded = Excluded()
 
     def exclude(reason: str, mask) -> None:
-        k = int(n[mask].sum())
-        if k:
-            excluded[reason] = excluded.get(reason, 0) + k
+        excluded.add(reason, int(n[mask].sum()))
 
     keep = np.ones(len(n), dtype=bool)
     if plan.where is not None:
@@ -267,7 +265,7 @@ def score_histograms(data, *, group, label: str, score: str, bins=None, pos_labe
         cells[keys[j]] = _cell(b_val[rows], n[rows], is_pos[rows], s[rows], ss[rows], bins)
     return ScoreCounts(groups=ordered, cells=cells, exact=bins is None, binning=describe_bins(bins),
                        pos_label=positive, label_values=label_values, n_rows=n_rows,
-                       excluded=excluded, engine=source.engine, source=source.description,
+                       excluded=dict(excluded), engine=source.engine, source=source.description,
                        collected_bytes=nbytes)
 
 

@@ -13,6 +13,7 @@ import uuid
 
 from fairbound.engines.assemble import (
     assemble,
+    collected_size,
     sample_from_hashed,
     sample_from_values,
 )
@@ -41,11 +42,7 @@ def _collect(spark, query: str, args=None) -> tuple[list[dict], int]:
     """Run ``query`` and collect its (small) result as dicts, with its size in bytes."""
     df = spark.sql(query, args=args) if args else spark.sql(query)
     rows = [r.asDict() for r in df.collect()]
-    nbytes = 0
-    for r in rows:  # what crossed to the driver: 8 bytes a number, the text of strings
-        for v in r.values():
-            nbytes += len(v.encode()) if isinstance(v, str) else 8
-    return rows, nbytes
+    return rows, collected_size(rows)
 
 
 def _check_types(df, plan: Plan, view: str, spark) -> None:
