@@ -46,6 +46,7 @@ import argparse
 import json
 import re
 import sys
+import warnings
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -54,6 +55,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from fairbound._io import write_all_atomic, write_text_atomic
+from fairbound._validate import fail
 from fairbound.errors import FairboundError
 from fairbound.nli.templates import (
     MASK,
@@ -65,11 +68,14 @@ from fairbound.nli.templates import (
 )
 
 __all__ = [
+    "MANIFEST_NAME",
+    "MANIFEST_VERSION",
     "PAPER_TABLE9",
     "PAPER_TOTAL",
     "STRATEGIES",
     "DerivationResult",
     "DerivedTemplate",
+    "StaleFileWarning",
     "derive_masked_templates",
     "dry_run",
     "masked_template_counts",
@@ -585,35 +591,123 @@ def dry_run(result: DerivationResult | None = None) -> str:
     return "\n".join(lines)
 
 
+#: The file in an output folder that lists the masked-template files fairbound wrote there.
+MANIFEST_NAME = ".fairbound-manifest"
+#: Format version of :data:`MANIFEST_NAME`.
+MANIFEST_VERSION = 1
+_MANIFEST_FORMAT = "fairbound-masked-templates"
+
+
+class StaleFileWarning(UserWarning):
+    """An output folder holds files that look stale but that fairbound did not record writing."""
+
+
+def _read_manifest(out: Path) -> list[str] | None:
+    """File names the manifest of ``out`` lists, or ``None`` when there is no manifest."""
+    path = out / MANIFEST_NAME
+    if not path.exists() and not path.is_symlink():
+        return None
+    must = (f"{str(path)!r} must be a fairbound manifest (JSON with \"format\": "
+            f"\"{_MANIFEST_FORMAT}\", \"version\": {MANIFEST_VERSION}, \"files\": [.json "
+            f"file names]; delete it to write in this folder)")
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise FairboundError(f"out_dir: {must}; got an unreadable file ({exc})",
+                             param="out_dir") from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError:
+        data = None
+    files = data.get("files") if isinstance(data, dict) else None
+    if (not isinstance(data, dict) or data.get("format") != _MANIFEST_FORMAT
+            or data.get("version") != MANIFEST_VERSION or not isinstance(files, list)):
+        shown = text if len(text) <= 80 else text[:77] + "..."
+        raise FairboundError(f"out_dir: {must}; got {shown!r}", param="out_dir")
+    for f in files:
+        # Plain names only: a manifest must never lead the writer to delete elsewhere.
+        if not (isinstance(f, str) and f.endswith(".json") and not f.startswith(".")
+                and "/" not in f and "\\" not in f and Path(f).name == f):
+            raise FairboundError(f"out_dir: {must}; got the entry {f!r} in \"files\"",
+                                 param="out_dir")
+    return list(files)
+
+
+def _listing(names: Sequence[str], limit: int = 10) -> str:
+    shown = ", ".join(names[:limit])
+    return shown + (f" and {len(names) - limit} more" if len(names) > limit else "")
+
+
 def write_masked_templates(out_dir: str | Path | None = None,
                            result: DerivationResult | None = None) -> list[Path]:
-    """Write one masked-template file per subtopic.
+    """Write one masked-template file per subtopic, all or none.
+
+    The files and a manifest (:data:`MANIFEST_NAME`, listing the files written, with a
+    format version) are written together: every file goes to a temporary file first and
+    only then are all renamed into place, so a failure leaves the folder as it was.  Files
+    that an earlier write recorded in the manifest and that this write does not produce
+    again are then removed; nothing else in the folder is ever touched.  In a folder
+    without a manifest (written by an older fairbound, or someone else's folder) no file
+    is removed: a :class:`StaleFileWarning` lists the other ``*.json`` files left alone.
 
     Parameters
     ----------
     out_dir : path, optional
-        Default: the shipped ``data/bbnli/masked`` folder (its ``*.json`` are replaced).
+        Default: the shipped ``data/bbnli/masked`` folder.
     result : DerivationResult, optional
         Default: :func:`derive_masked_templates` with the shipped overrides.
 
     Returns
     -------
     list of pathlib.Path
-        The files written.
+        The template files written (not the manifest).
+
+    Raises
+    ------
+    FairboundError
+        ``out_dir`` is a file, a file cannot be written, or the folder's manifest is not
+        one this version of fairbound can read.
     """
     result = derive_masked_templates() if result is None else result
     out = Path(out_dir) if out_dir is not None else shipped_template_dir() / "masked"
-    out.mkdir(parents=True, exist_ok=True)
+    if out.exists() and not out.is_dir():
+        fail("out_dir", "a folder", str(out), note="it is a file")
+    listed = _read_manifest(out) if out.is_dir() else None
     files = result.to_files()
-    for old in out.glob("*.json"):
-        if old.stem not in files:
-            old.unlink()
-    written = []
-    for sub, content in files.items():
-        path = out / f"{sub}.json"
-        path.write_text(json.dumps(content, indent=2, ensure_ascii=False) + "\n",
-                        encoding="utf-8")
-        written.append(path)
+    names = [f"{sub}.json" for sub in files]
+    outputs = [("--out-dir", out / f"{sub}.json",
+                (json.dumps(content, indent=2, ensure_ascii=False) + "\n").encode("utf-8"))
+               for sub, content in files.items()]
+
+    def manifest(entries: Sequence[str]) -> bytes:
+        return (json.dumps({"format": _MANIFEST_FORMAT, "version": MANIFEST_VERSION,
+                            "written_by": "fairbound.nli.derive.write_masked_templates",
+                            "files": sorted(entries)}, indent=2) + "\n").encode("utf-8")
+
+    written = write_all_atomic([*outputs, ("--out-dir", out / MANIFEST_NAME, manifest(names))])
+    written = [p for p in written if p.name != MANIFEST_NAME]
+    if listed is None:
+        left = sorted(p.name for p in out.glob("*.json")
+                      if p.name not in names and (p.is_file() or p.is_symlink()))
+        if left:
+            warnings.warn(f"out_dir: {str(out)!r} had no {MANIFEST_NAME}, so fairbound cannot "
+                          f"tell which files it wrote there before; left alone "
+                          f"{len(left)} other .json file(s) that may be stale: "
+                          f"{_listing(left)}", StaleFileWarning, stacklevel=2)
+        return written
+    kept = []
+    for name in sorted(set(listed) - set(names)):
+        stale = out / name
+        try:
+            if stale.is_symlink() or stale.is_file():
+                stale.unlink()
+        except OSError as exc:
+            kept.append(name)
+            warnings.warn(f"out_dir: could not remove the stale {str(stale)!r} "
+                          f"({exc.strerror or exc}); it stays listed in {MANIFEST_NAME}",
+                          StaleFileWarning, stacklevel=2)
+    if kept:
+        write_text_atomic(out / MANIFEST_NAME, manifest(names + kept).decode("utf-8"))
     return written
 
 

@@ -342,6 +342,25 @@ def _masked_item(item, where: str) -> tuple[str, int, int, str]:
             _label(item.get("biased_label", 2), where), "")
 
 
+def _base_path(base, base_root: Path, path: Path) -> Path:
+    """The file ``base`` names under ``base_root``; refuses one that leads out of it."""
+    if not isinstance(base, str) or not base.strip():
+        raise FairboundError(f"templates: {path.name} base must be \"<domain>/<subtopic>\", "
+                             f"a template under {str(base_root)!r}; got {base!r}",
+                             param="templates")
+    base_path = base_root / f"{base}.json"
+    # ``..``, an absolute path or a symbolic link must not lead out of the template folder.
+    try:
+        inside = base_path.resolve().is_relative_to(base_root.resolve())
+    except (OSError, RuntimeError, ValueError):  # a link loop, a NUL byte
+        inside = False
+    if not inside:
+        raise FairboundError(f"templates: {path.name} base must name a template inside "
+                             f"{str(base_root)!r} (no '..', absolute path or link out of "
+                             f"it); got {base!r}", param="templates")
+    return base_path
+
+
 def load_masked_templates(
     paths: str | Path | Sequence[str | Path] | None = None,
     *,
@@ -380,7 +399,8 @@ def load_masked_templates(
     Raises
     ------
     FairboundError
-        A hypothesis without exactly one ``<MASK>``, an unknown base, unbalanced slots.
+        A hypothesis without exactly one ``<MASK>``, an unknown base or one outside
+        ``base_dir`` (``..``, an absolute path, a symbolic link out of it), unbalanced slots.
 
     Examples
     --------
@@ -393,7 +413,7 @@ def load_masked_templates(
     for path in _template_files(paths, masked=True):
         data = _read_json(path)
         if "base" in data:
-            base_path = base_root / f"{data['base']}.json"
+            base_path = _base_path(data["base"], base_root, path)
             if not base_path.is_file():
                 raise FairboundError(f"templates: {path.name} base {data['base']!r} not found "
                                      f"under {str(base_root)!r}", param="templates")
