@@ -387,17 +387,32 @@ def ones_per_block(sizes: np.ndarray, k: int, rng: np.random.Generator) -> np.nd
     One multivariate-hypergeometric draw over the block sizes; beyond numpy's limit of
     ``10**9`` items the blocks are grouped into consecutive segments of at most 400 million
     examples, the ones are first split among the segments (sequential exact hypergeometric
-    draws, :func:`hypergeometric`) and then among each segment's blocks.
+    draws, :func:`hypergeometric`) and then among each segment's blocks.  A segment that
+    would be the whole input (every start in one window, the last block holding more than
+    600 million examples, from about ``10**11`` examples on) is split before its last block,
+    and a single block gets all the ones, so the recursion always ends.
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> sizes = np.diff(np.append(block_starts(2**40), 2**40))
+    >>> ones = ones_per_block(sizes, 2**39, rng)
+    >>> int(ones.sum()) == 2**39, bool(np.all((0 <= ones) & (ones <= sizes)))
+    (True, True)
     """
     sizes = np.asarray(sizes, dtype=np.int64)
     n = int(sizes.sum())
     if n < _NUMPY_HG_LIMIT:
         return rng.multivariate_hypergeometric(sizes, int(k), method="marginals")
+    if sizes.size == 1:
+        return np.array([int(k)], dtype=np.int64)
     # segment of a block: which 400M-example window its start falls in (a segment then
-    # holds at most 400M examples plus one block, far below 10**9)
+    # holds at most 400M examples plus one block, far below 10**9 unless blocks are huge)
     seg_of = (np.cumsum(sizes) - sizes) // _SEGMENT
     cuts = np.flatnonzero(np.diff(seg_of)) + 1
     cuts = [0, *cuts.tolist(), sizes.size]
+    if len(cuts) == 2:  # one segment, the whole input: the earlier blocks, then the last
+        cuts = [0, sizes.size - 1, sizes.size]
     out = np.empty(sizes.size, dtype=np.int64)
     ones_left, rest = int(k), n
     for lo, hi in zip(cuts[:-1], cuts[1:], strict=True):

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import functools
 import math
+import numbers
 from dataclasses import dataclass
 
 import numpy as np
@@ -42,6 +43,76 @@ def _quadrature() -> tuple[np.ndarray, np.ndarray]:
     """Gauss-Legendre nodes and weights on (0, 1): ``(u, w)``."""
     nodes, weights = np.polynomial.legendre.leggauss(256)
     return (nodes + 1.0) / 2.0, weights / 2.0
+
+
+#: Posteriors with ``a + b`` at least this (2**53, where whole counts stop being exact in
+#: floating point and scipy's incomplete beta function returns NaN from about 1e16 on) use
+#: the moment-matched gamma law of :class:`_BetaLaw`; smaller ones scipy's exact functions.
+LARGE = 2.0**53
+# Gamma shapes from this on use the Wilson-Hilferty cube-root normal law (its quantiles are
+# within 2e-6 standard deviations of the gamma's here, closer beyond; scipy's gammaincinv
+# drifts by a fifth of a standard deviation in the tails from about 1e9 on).
+_WH_SHAPE = 1e6
+
+
+class _BetaLaw:
+    """CDF and quantile function of one group's ``Beta(a, b)`` posterior.
+
+    For ``a + b < LARGE`` scipy's ``betainc`` / ``betaincinv`` (exact).  Beyond, the side
+    with the smaller parameter (``X`` if ``a <= b``, else ``1 - X``) is a gamma variable
+    with the Beta's mean and variance: with ``N = a + b >= 2**53`` its skewness differs from
+    the Beta's by about ``2 / sqrt(N)``, so quantiles agree to about 1e-8 standard
+    deviations.  The gamma itself is scipy's below shape 1e6 and the Wilson-Hilferty
+    cube-root normal law above.
+    """
+
+    def __init__(self, a: float, b: float):
+        self.a, self.b = float(a), float(b)
+        n = self.a + self.b
+        self.large = n >= LARGE
+        if self.large:
+            self.flip = self.a > self.b  # model 1 - X, whose parameter is the smaller
+            m = min(self.a, self.b) / n  # mean of the side modelled
+            var = m * (1.0 - m) / (n + 1.0)  # the Beta's variance, without overflow
+            self.shape, self.scale, self.m = m * m / var, var / m, m
+
+    def _gamma_cdf(self, g):
+        from scipy import special
+
+        if self.shape < _WH_SHAPE:
+            return special.gammainc(self.shape, np.maximum(g, 0.0) / self.scale)
+        k = self.shape
+        # cube root of g / mean, from the relative deviation (exact near the mean)
+        r = np.cbrt(1.0 + (g - self.m) / self.m)
+        return special.ndtr((r - (1.0 - 1.0 / (9.0 * k))) * 3.0 * math.sqrt(k))
+
+    def _gamma_ppf(self, u):
+        from scipy import special
+
+        if self.shape < _WH_SHAPE:
+            return special.gammaincinv(self.shape, u) * self.scale
+        k = self.shape
+        r = 1.0 - 1.0 / (9.0 * k) + special.ndtri(u) / (3.0 * math.sqrt(k))
+        return self.m * r**3
+
+    def cdf(self, x):
+        """``P(X <= x)`` for ``x`` in ``[0, 1]``."""
+        from scipy import special
+
+        if not self.large:
+            return special.betainc(self.a, self.b, x)
+        if self.flip:
+            return 1.0 - self._gamma_cdf(1.0 - x)
+        return self._gamma_cdf(x)
+
+    def ppf(self, u):
+        """Quantile of ``X`` at ``u`` in ``[0, 1]``, clipped to ``[0, 1]``."""
+        from scipy import special
+
+        if not self.large:
+            return special.betaincinv(self.a, self.b, u)
+        q = 1.0 - self._gamma_ppf(1.0 - u) if self.flip else self._gamma_ppf(u)
+        return np.clip(q, 0.0, 1.0)
 
 
 def check_prior(prior, param: str = "prior") -> tuple[float, float]:
@@ -107,30 +178,29 @@ class BetaDifferencePosterior:
         The narrower of the two posteriors is integrated out through its quantile function
         (``u`` uniform on (0, 1)), which leaves a smooth integrand.
         """
-        from scipy import special  # here, not at import: the default audit never needs it
-
         x = np.asarray(d, dtype=float) / self.cost_max
         flat = np.clip(np.atleast_1d(x), -1.0, 1.0)[:, None]
         aa, ba, ab, bb = self.alpha_a, self.beta_a, self.alpha_b, self.beta_b
+        law_a, law_b = _BetaLaw(aa, ba), _BetaLaw(ab, bb)
         _U, _W = _quadrature()
         # The integrand is constant (0 or 1) outside the u-range where the inner CDF's
         # argument lies in (0, 1); integrating over that range only keeps the square-root
         # kinks of small Beta shapes at the ends, where Gauss-Legendre handles them.
         if self._sd(aa, ba) <= self._sd(ab, bb):
             # P(p_A - p_B <= x) = E_u[1 - F_B(ppf_A(u) - x)]
-            u0 = special.betainc(aa, ba, np.clip(flat, 0.0, 1.0))
-            u1 = special.betainc(aa, ba, np.clip(1.0 + flat, 0.0, 1.0))
+            u0 = law_a.cdf(np.clip(flat, 0.0, 1.0))
+            u1 = law_a.cdf(np.clip(1.0 + flat, 0.0, 1.0))
             u = u0 + (u1 - u0) * _U[None, :]
-            pa = special.betaincinv(aa, ba, u)
-            inner = 1.0 - special.betainc(ab, bb, np.clip(pa - flat, 0.0, 1.0))
+            pa = law_a.ppf(u)
+            inner = 1.0 - law_b.cdf(np.clip(pa - flat, 0.0, 1.0))
             out = u0[:, 0] + (u1 - u0)[:, 0] * (inner @ _W)
         else:
             # P(p_A - p_B <= x) = E_u[F_A(ppf_B(u) + x)]
-            u0 = special.betainc(ab, bb, np.clip(-flat, 0.0, 1.0))
-            u1 = special.betainc(ab, bb, np.clip(1.0 - flat, 0.0, 1.0))
+            u0 = law_b.cdf(np.clip(-flat, 0.0, 1.0))
+            u1 = law_b.cdf(np.clip(1.0 - flat, 0.0, 1.0))
             u = u0 + (u1 - u0) * _U[None, :]
-            pb = special.betaincinv(ab, bb, u)
-            inner = special.betainc(aa, ba, np.clip(pb + flat, 0.0, 1.0))
+            pb = law_b.ppf(u)
+            inner = law_a.cdf(np.clip(pb + flat, 0.0, 1.0))
             out = (1.0 - u1[:, 0]) + (u1 - u0)[:, 0] * (inner @ _W)
         out = np.clip(out, 0.0, 1.0)
         x1 = np.atleast_1d(x)
@@ -153,7 +223,10 @@ class BetaDifferencePosterior:
             hi = C
         from scipy import optimize  # only here: it costs 0.3 s to import
 
-        return float(optimize.brentq(lambda d: self.cdf(d) - q, lo, hi, xtol=1e-9 * C,
+        xtol = 1e-9 * C
+        if max(self.alpha_a + self.beta_a, self.alpha_b + self.beta_b) >= LARGE:
+            xtol = min(xtol, 1e-6 * sd)  # posteriors narrower than 1e-9: a finer tolerance
+        return float(optimize.brentq(lambda d: self.cdf(d) - q, lo, hi, xtol=xtol,
                                      rtol=1e-12))
 
     def interval(self, confidence_level: float = 0.95) -> tuple[float, float]:
@@ -212,9 +285,17 @@ def posterior_difference(
     C = max(a.cost_max, b.cost_max)
     ka, kb = a.count, b.count
     return BetaDifferencePosterior(
-        alpha_a=a0 + ka, beta_a=b0 + a.n - ka, alpha_b=a0 + kb, beta_b=b0 + b.n - kb,
-        cost_max=C, prior=(a0, b0),
+        alpha_a=a0 + ka, beta_a=_plus_misses(b0, a.n, ka), alpha_b=a0 + kb,
+        beta_b=_plus_misses(b0, b.n, kb), cost_max=C, prior=(a0, b0),
     )
+
+
+def _plus_misses(b0: float, n, k: int) -> float:
+    """``b0 + n - k``, with ``n - k`` in whole numbers when ``n`` is one.
+
+    In floating point the misses of a group above 2**53 examples would be lost.
+    """
+    return b0 + (n - k) if isinstance(n, numbers.Integral) else b0 + n - k
 
 
 def _validate_posterior(a, b, prior) -> tuple[float, float]:

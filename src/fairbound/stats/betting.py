@@ -123,7 +123,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from fairbound._validate import check_choice
+from fairbound._validate import check_choice, fail
 from fairbound.errors import FairboundError
 from fairbound.stats._betting_blocks import (
     COUNTS_ABOVE,
@@ -698,6 +698,17 @@ class _Arranger:
         return np.add.reduceat(x, starts) / sizes, np.logical_or.reduceat(inside, starts)
 
 
+#: 0/1 costs are rebuilt from counts held in 64-bit integers: fewer examples than this.
+MAX_COUNT_N = 2**63
+
+
+def _check_count_n(g: GroupStats, param: str) -> None:
+    """Refuse 0/1 statistics with ``2**63`` or more examples (one line, not an overflow)."""
+    if g.binary and g.n >= MAX_COUNT_N:
+        fail(f"{param}.n", "below 2**63 for the betting methods (0/1 costs are rebuilt from "
+             "64-bit counts)", g.n)
+
+
 def _n_arrangements(requested: int, length: int) -> int:
     return max(1, min(int(requested), _MAX_CELLS // max(int(length), 1)))
 
@@ -1071,6 +1082,7 @@ def group_mean_interval(
     k = _check_arrangements(arrangements)
     if stats.n <= 0:
         raise NotEstimable("the group has no annotated examples")
+    _check_count_n(stats, "stats")
     lo, hi = _group_bounds(stats, 1.0 - rho, c, _seed_words(rng), k)
     return lo * stats.cost_max, hi * stats.cost_max
 
@@ -1318,6 +1330,8 @@ def _betting(a, b, rho, *, rng, variant="auto", truncation=FIXED_TRUNCATION,
     c = _check_truncation(truncation)
     k = _check_arrangements(arrangements)
     seed = _seed_words(rng)
+    _check_count_n(a, "a")
+    _check_count_n(b, "b")
     if choose_variant(a.n, b.n, variant, binary=a.binary and b.binary) == "union":
         return _union_interval(a, b, rho, seed, c, k)
     return _blocked_interval(a, b, rho, seed, c, k)
@@ -1335,5 +1349,7 @@ def _betting(a, b, rho, *, rng, variant="auto", truncation=FIXED_TRUNCATION,
 )
 def _betting_union(a, b, rho, *, rng, truncation=FIXED_TRUNCATION,
                    arrangements=ARRANGEMENTS):
+    _check_count_n(a, "a")
+    _check_count_n(b, "b")
     return _union_interval(a, b, rho, _seed_words(rng), _check_truncation(truncation),
                            _check_arrangements(arrangements))
