@@ -25,8 +25,10 @@ from fairbound.audit.pairing import (
     MAX_COMPARISONS,
     REST,
     check_comparison,
-    check_comparison_count,
+    check_comparison_limit,
+    check_max_comparisons,
     pairs,
+    per_pair,
     resolve_reference,
 )
 from fairbound.audit.result import AuditResult, Comparison, _jsonable
@@ -41,6 +43,7 @@ from fairbound.audit.verdicts import (
     worst,
 )
 from fairbound.engines import Aggregates, AggregateSpec, aggregate
+from fairbound.engines.assemble import checking_groups
 from fairbound.errors import FairboundError, SmallGroupWarning
 from fairbound.metrics import (
     COST,
@@ -58,13 +61,6 @@ from fairbound.stats.vectorised import StatsArrays, intervals_many, required_n_m
 
 #: Groups with fewer rows than this in a denominator get a note (and a warning).
 SMALL_GROUP = 30
-
-
-def _whole_positive(value, param: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < 1:
-        raise FairboundError(f"{param} must be a positive whole number; got {value!r}",
-                             param=param)
-    return int(value)
 
 
 def required_total_n(
@@ -537,14 +533,20 @@ def audit(
         cost=cost if needs_cost else None,
         keep_cost_sample=keep, seed=int(seed), where=where,
     )
-    agg = aggregate(data, spec, engine=engine)
+    limit = check_max_comparisons(max_comparisons)
+    # the limit is checked as soon as the scan's groups are known, before the statistics
+    # are assembled (at least one class: the exact count follows once the labels are read)
+    gname = " & ".join(groups_cols)
+    early = per_pair(metric_objs, 1)
+    with checking_groups(lambda n: check_comparison_limit(n, comparison, early, limit,
+                                                          column=gname)):
+        agg = aggregate(data, spec, engine=engine)
     return audit_aggregates(agg, spec, metrics=metric_objs, cost_max=C,
                             comparison=comparison, reference=reference, method=m.name,
                             confidence_level=rho, pos_label=pos_label, seed=int(seed),
                             options=method_options, error_control=error_control,
                             favourable=favourable, tolerance=tolerance,
-                            max_comparisons=_whole_positive(max_comparisons,
-                                                            "max_comparisons"))
+                            max_comparisons=limit)
 
 
 def _audited_groups(agg: Aggregates, spec: AggregateSpec, gname: str) -> list:
@@ -668,7 +670,8 @@ def audit_aggregates(
         setup = _label_setup(agg, spec, pos_label)
         task, classes, positives = setup.task, setup.classes, list(setup.positives)
         conf = setup.confusion(agg.confusion, list(agg.classes))
-    check_comparison_count(len(groups), comparison, metrics, len(positives), max_comparisons)
+    check_comparison_limit(len(groups), comparison, per_pair(metrics, len(positives)),
+                           max_comparisons, column=gname)
     compared = pairs(groups, comparison, reference)
     rows: list[_StatRow] = []
     for mm in conf_metrics:

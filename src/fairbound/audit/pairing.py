@@ -66,21 +66,59 @@ def count_pairs(n_groups: int, comparison: str) -> int:
         comparison, n_groups - 1)
 
 
-def check_comparison_count(n_groups, comparison, metrics, n_classes, limit) -> int:
-    """Count the comparisons before computing any; refuse more than ``limit``."""
+def check_max_comparisons(value) -> int:
+    """``max_comparisons`` as a positive whole number, or the one-line error."""
+    import numbers
+
+    from fairbound._validate import fail
+
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
+        fail("max_comparisons", "a positive whole number", value)
+    return int(value)
+
+
+def check_comparison_limit(n_groups: int, comparison: str, per_pair: int, limit: int, *,
+                           column: str | None = None) -> int:
+    """The number of comparisons of an audit, or a one-line error above ``limit``.
+
+    Counted from the number of groups alone (:func:`count_pairs`
+    pairs, ``per_pair`` rows each), so it runs as soon as the groups are known, before any
+    interval.  The message names the remedy that fits ``comparison``: pairwise comparisons
+    grow with the square of the number of groups, so ``vs-rest`` or a reference group;
+    ``vs-rest`` and ``vs-reference`` already make one comparison per group, so fewer groups
+    (a coarser column, or ``where`` to select some); and for all, a higher limit.
+
+    Examples
+    --------
+    >>> check_comparison_limit(100, "vs-rest", 5, 10_000)
+    500
+    >>> check_comparison_limit(3_000, "vs-rest", 5, 10_000)
+    Traceback (most recent call last):
+    ...
+    fairbound.errors.FairboundError: comparison: vs-rest over 3,000 groups makes 15,000 ...
+    """
+    total = count_pairs(n_groups, comparison) * max(int(per_pair), 1)
+    if total > limit:
+        if comparison == "pairwise":
+            remedy = ("use comparison='vs-rest' (--comparison vs-rest) or a reference group "
+                      "(--reference), or raise max_comparisons (--max-comparisons)")
+        else:
+            remedy = ("audit fewer groups (a coarser group column, or where= / --where to "
+                      "select some), or raise max_comparisons (--max-comparisons)")
+        of = f" of {column!r}" if column else ""
+        raise FairboundError(
+            f"comparison: {comparison} over {n_groups:,} groups{of} makes {total:,} "
+            f"comparisons (limit {limit:,}); {remedy}", param="comparison")
+    return total
+
+
+def per_pair(metrics, n_classes: int) -> int:
+    """Rows of one pair of groups: each metric's components (per class) and the cost row."""
     from fairbound.metrics import COST
 
     n_classes = max(n_classes, 1)
-    per_pair = sum((n_classes if comp.per_class else 1) for mm in metrics
-                   for comp in mm.components) + (1 if COST in metrics else 0)
-    total = count_pairs(n_groups, comparison) * per_pair
-    if total > limit:
-        raise FairboundError(
-            f"comparison: {comparison} over {n_groups:,} groups makes {total:,} comparisons "
-            f"(limit {limit:,}); use comparison='vs-rest' (--comparison vs-rest) or a "
-            "reference group (--reference), or raise max_comparisons (--max-comparisons)",
-            param="comparison")
-    return total
+    return sum((n_classes if comp.per_class else 1) for mm in metrics
+               for comp in mm.components) + (1 if COST in metrics else 0)
 
 
 def group_name(g) -> str:

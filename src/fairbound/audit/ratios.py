@@ -924,8 +924,7 @@ def _above_median(data, score: str, *, where, engine) -> tuple[float, list[str]]
         raise FairboundError(f"score: no row has a value of {score!r}", param="score")
     bad = [v for v in values if isinstance(v, bool) or not isinstance(v, numbers.Number)]
     if bad:
-        raise FairboundError(f"score: {score!r} must be numeric; it holds {bad[0]!r}",
-                             param="score")
+        raise FairboundError(_not_numeric(score, bad), param="score")
     counts = np.asarray(agg.cost.n, dtype=float)
     order = np.argsort(np.asarray([float(v) for v in values]), kind="stable")
     vals = np.asarray([float(v) for v in values])[order]
@@ -937,6 +936,29 @@ def _above_median(data, score: str, *, where, engine) -> tuple[float, list[str]]
     literal = repr(median)
     # as the engine resolves a role: an existing column name first, else an expression
     return median, [f"{quote_identifier(score)} > {literal}", f"({score}) > {literal}"]
+
+
+def _finite_number_text(v) -> bool:
+    """Whether ``v`` is text that reads as a finite number (``'0.5'``; not ``'inf'``)."""
+    try:
+        return isinstance(v, str) and math.isfinite(float(v))
+    except ValueError:
+        return False
+
+
+def _not_numeric(score: str, bad: list) -> str:
+    """The message for a score column holding values that are not numbers.
+
+    A column of text is text because of some value: the first one that is not a finite
+    number in writing (``'inf'``, ``'n/a'``) is named, not a good value such as ``'0.0'``.
+    """
+    culprit = next((v for v in bad if not _finite_number_text(v)), None)
+    if culprit is None:  # every value is a number written as text
+        return f"score: {score!r} must be numeric; it holds text such as {bad[0]!r}"
+    if isinstance(culprit, str):
+        return (f"score: {score!r} must be numeric; it holds {culprit!r}, which is not a "
+                "finite number")
+    return f"score: {score!r} must be numeric; it holds {culprit!r}"
 
 
 # ----------------------------------------------------------------------------- LL144
@@ -954,7 +976,8 @@ def date_range(data, column: str, *, where: str | None = None,
 
     One scan through the engine, grouped by the column (one row per distinct value comes
     back, so give a date rather than a timestamp per row).  Dates and timestamps are read
-    as such; text is parsed by pandas; ``None`` when no row has a value.
+    as such; text is parsed by pandas; ``None`` when no row has a value.  A numeric column
+    is refused (its values are no dates: ``0`` to ``1`` is not a date range).
 
     Examples
     --------
@@ -974,8 +997,11 @@ def date_range(data, column: str, *, where: str | None = None,
         return None
     if all(isinstance(v, _dt.date) for v in values):
         return _iso(min(values)), _iso(max(values))
-    if all(isinstance(v, int | float) and not isinstance(v, bool) for v in values):
-        return str(min(values)), str(max(values))
+    number = next((v for v in values if isinstance(v, numbers.Number)), None)
+    if number is not None:  # numbers (and booleans) are no dates, whatever their range
+        raise FairboundError(f"date_column must be a column of dates, timestamps or date "
+                             f"text; got {column!r}, which holds {number!r} (a number)",
+                             param="date_column")
     import pandas as pd
 
     parsed = pd.to_datetime(pd.Series([str(v) for v in values]), errors="coerce",
@@ -1065,6 +1091,9 @@ def ll144_audit(
     if len(groups) > 1:
         inter = tuple(refs[g] for g in groups) if all(g in refs for g in groups) else None
         cats.append((list(groups), inter))
+    dates = None
+    if date_column is not None:  # first: a bad date column fails before any interval
+        dates = date_range(data, date_column, where=where, engine=engine)
     results = []
     for cat, ref in cats:
         vs = versus
@@ -1080,9 +1109,6 @@ def ll144_audit(
             error_control=error_control, method=method, favourable=favourable,
             pos_label=pos_label, where=where, min_share=min_share, score=score,
             engine=engine))
-    dates = None
-    if date_column is not None:
-        dates = date_range(data, date_column, where=where, engine=engine)
     if source is not None and not isinstance(source, str):
         raise FairboundError(f"source must be text; got {source!r}", param="source")
     text = " ".join(source.split()) if source else results[0].source

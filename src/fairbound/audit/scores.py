@@ -48,7 +48,7 @@ from typing import Any
 import numpy as np
 
 from fairbound._validate import check_choice, check_columns, check_seed
-from fairbound.audit.pairing import REST, check_comparison, group_name, pairs
+from fairbound.audit.pairing import MAX_COMPARISONS, REST, check_comparison, group_name, pairs
 from fairbound.audit.verdicts import (
     GAP_VERDICTS,
     NO_EVIDENCE,
@@ -607,6 +607,18 @@ def _check_options(comparison, reference, confidence_level, error_control, band,
 # ----------------------------------------------------------------------------- building
 
 
+def _check_limit(n_groups: int, comparison: str, limit: int, *, calibration: bool,
+                 column: str | None) -> int:
+    """The rows of a score audit (pairs times metrics), or the one-line error above limit.
+
+    The main audit's check and message (:func:`fairbound.audit.pairing.check_comparison_limit`).
+    """
+    from fairbound.audit.pairing import check_comparison_limit
+
+    per_pair = sum(1 for m in METRICS if calibration or not m.startswith("calibration"))
+    return check_comparison_limit(n_groups, comparison, per_pair, limit, column=column)
+
+
 def _pool(hs: list[ScoreHistogram]) -> ScoreHistogram:
     """Several groups' histograms merged into one (the ``"rest"`` side)."""
     first = hs[0]
@@ -839,7 +851,8 @@ def score_audit_histograms(histograms, *, comparison: str = "pairwise", referenc
                            calibration_bins=None, seed: int = 0, source: str = "histograms",
                            columns: dict | None = None, positive: Any = 1,
                            n_rows: int | None = None, excluded: dict | None = None,
-                           engine: str = "none") -> ScoreAuditResult:
+                           engine: str = "none",
+                           max_comparisons: int = MAX_COMPARISONS) -> ScoreAuditResult:
     """A score audit from per-group histograms (what :func:`score_audit` runs after its scan).
 
     Parameters
@@ -851,6 +864,8 @@ def score_audit_histograms(histograms, *, comparison: str = "pairwise", referenc
         As for :func:`score_audit`.
     source, columns, positive, n_rows, excluded, engine
         Provenance recorded in the result.
+    max_comparisons : int
+        As for :func:`score_audit`.
 
     Returns
     -------
@@ -881,6 +896,9 @@ def score_audit_histograms(histograms, *, comparison: str = "pairwise", referenc
     comparison, rho, control, band, transform, cal, seed = _check_options(
         comparison, reference, confidence_level, error_control, band, transform,
         calibration_bins, seed)
+    from fairbound.audit.pairing import check_max_comparisons
+
+    limit = check_max_comparisons(max_comparisons)
     order = list(histograms)
     if len(order) < 2:
         raise FairboundError(f"group: a single group ({_clean(order[0])!r}); at least two are "
@@ -894,6 +912,8 @@ def score_audit_histograms(histograms, *, comparison: str = "pairwise", referenc
     if comparison == "vs-reference" and reference is None:
         reference = max(order, key=lambda g: histograms[g].n)
     cal_bins, note = _calibration_edges(histograms, cal)
+    _check_limit(len(order), comparison, limit, calibration=cal_bins is not None,
+                 column=" & ".join(map(str, (columns or {}).get("group") or [])) or None)
     small = [group_name(g) for g in order if histograms[g].n < SMALL_GROUP]
     if small:
         warnings.warn(f"small groups (fewer than {SMALL_GROUP} rows): {', '.join(small[:10])}",
@@ -919,7 +939,7 @@ def score_audit(data, *, group, label: str, score: str, bins=None,
                 comparison: str = "pairwise", reference=None, confidence_level: float = 0.95,
                 error_control: str = "family", pos_label=None, where: str | None = None,
                 band: str = "dkw", transform: str = "none", calibration_bins=None,
-                seed: int = 0) -> ScoreAuditResult:
+                seed: int = 0, max_comparisons: int = MAX_COMPARISONS) -> ScoreAuditResult:
     """Audit a model's scores by group: AUC, calibration and threshold sweeps, with verdicts.
 
     Parameters
@@ -962,6 +982,11 @@ def score_audit(data, *, group, label: str, score: str, bins=None,
         in tenths).
     seed : int
         Seed of the sup-t simulation.
+    max_comparisons : int
+        Refuse audits with more rows than this (pairs of groups times the metrics of a
+        pair), as :func:`fairbound.audit.audit` does: counted as soon as the scan's groups
+        are known, before any histogram or interval is computed (pairwise comparisons grow
+        with the square of the number of groups).
 
     Returns
     -------
@@ -996,16 +1021,22 @@ def score_audit(data, *, group, label: str, score: str, bins=None,
     >>> c.verdict, r.calibration
     ('B disadvantaged', False)
     """
+    from fairbound.audit.pairing import check_max_comparisons
     from fairbound.engines.scores import score_histograms
     from fairbound.stats.scores import histograms_from_counts
 
     groups, bins, comparison, rho, control, band, transform, cal, seed = _validate(
         group, label, score, bins, comparison, reference, confidence_level, error_control,
         band, transform, calibration_bins, seed, where)
+    limit = check_max_comparisons(max_comparisons)
+    gname = " & ".join(groups)
+    # the limit, as soon as the scan's groups are known (without the calibration rows,
+    # which need the score range: the exact count follows before any interval)
     counts = score_histograms(data, group=list(groups) if len(groups) > 1 else groups[0],
                               label=label, score=score, bins=bins, pos_label=pos_label,
-                              where=where)
-    gname = " & ".join(groups)
+                              where=where,
+                              check_groups=lambda n: _check_limit(
+                                  n, comparison, limit, calibration=False, column=gname))
     if counts.n_rows == 0:
         raise FairboundError(f"data: no rows in {counts.source}", param="data")
     if not counts.groups:
@@ -1027,7 +1058,7 @@ def score_audit(data, *, group, label: str, score: str, bins=None,
         seed=seed, source=counts.source,
         columns={"group": list(groups), "label": label, "score": score},
         positive=counts.pos_label, n_rows=counts.n_rows, excluded=counts.excluded,
-        engine=counts.engine)
+        engine=counts.engine, max_comparisons=limit)
 
 
 __all__ = ["METRICS", "SCHEMA", "SCORE_ERROR_CONTROLS", "GroupScores", "ScoreAuditResult",

@@ -8,8 +8,10 @@ before floating-point sums are added up).
 
 from __future__ import annotations
 
+import contextlib
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from contextvars import ContextVar
 
 import numpy as np
 
@@ -72,6 +74,54 @@ def collected_size(rows: list[dict]) -> int:
     return sum(size(v) for r in rows for v in r.values())
 
 
+#: What :func:`checking_groups` asks :func:`assemble` to run on the number of groups.
+_GROUP_CHECK: ContextVar[Callable[[int], None] | None] = ContextVar("fairbound_group_check",
+                                                                     default=None)
+
+
+@contextlib.contextmanager
+def checking_groups(check: Callable[[int], None]) -> Iterator[None]:
+    """Run ``check(number of groups)`` in every :func:`assemble` of this block.
+
+    It runs as soon as the statistics rows are back from the engine, before they are
+    sorted and summed (what takes the time for many groups), so a caller can refuse an
+    audit of too many groups (:func:`fairbound.audit.pairing.check_comparison_limit`) after
+    the one scan without waiting for the rest.  ``check`` raises to refuse.
+
+    Examples
+    --------
+    >>> def at_most_one(n):
+    ...     if n > 1:
+    ...         raise ValueError(f"{n} groups")
+    >>> import pandas as pd
+    >>> from fairbound.engines import aggregate
+    >>> with checking_groups(at_most_one):
+    ...     aggregate(pd.DataFrame({"g": ["a", "b"], "y": [0, 1]}),
+    ...               AggregateSpec(group=("g",), label="y", prediction="y"))
+    Traceback (most recent call last):
+    ...
+    ValueError: 2 groups
+    """
+    token = _GROUP_CHECK.set(check)
+    try:
+        yield
+    finally:
+        _GROUP_CHECK.reset(token)
+
+
+def count_groups(rows: list[Mapping], plan: Plan) -> int:
+    """The number of groups :func:`assemble` finds in ``rows``, without sorting them.
+
+    Rows the filter drops and rows with a missing group value hold no group, as in
+    :func:`kept_rows`; values are compared as Python compares them (``1`` and ``1.0``
+    are one group, as :func:`py` makes them).
+    """
+    keys = [f"g{i}" for i in range(len(plan.group))]
+    seen = {tuple(r[k] for k in keys) for r in rows
+            if plan.where is None or bool(r["w"])}
+    return sum(1 for t in seen if not any(is_missing(v) for v in t))
+
+
 class Excluded(dict):
     """Rows left out, by reason: a dict that only ever holds reasons with rows."""
 
@@ -123,6 +173,9 @@ def assemble(
     if plan.where is not None:
         key_names.append("w")
     rows = list(rows)
+    check = _GROUP_CHECK.get()
+    if check is not None:
+        check(count_groups(rows, plan))
     n_rows = sum(int(r["n"]) for r in rows)
     excluded = Excluded()
     groups: set = set()
@@ -242,5 +295,5 @@ def sample_from_hashed(rows: Iterable[Mapping], n_group: int, k: int, sizes: Map
 
 
 __all__ = ["MISSING_COST", "MISSING_GROUP", "MISSING_LABEL", "MISSING_PREDICTION", "assemble",
-           "group_key", "hashed_threshold", "is_missing", "py", "sample_from_hashed",
-           "sample_from_values", "sort_key", "where_reason"]
+           "checking_groups", "count_groups", "group_key", "hashed_threshold", "is_missing",
+           "py", "sample_from_hashed", "sample_from_values", "sort_key", "where_reason"]
