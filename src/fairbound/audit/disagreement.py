@@ -37,7 +37,8 @@ import pandas as pd
 from fairbound._validate import check_choice
 from fairbound.audit.build import audit
 from fairbound.errors import FairboundError
-from fairbound.labels import is_missing, sort_values
+from fairbound.labels import _same as same_class
+from fairbound.labels import is_bool, is_missing, kind, parse_text_value, sort_values
 
 MEASURES = ("minority_share", "entropy")
 TIES = ("drop", "first")
@@ -49,16 +50,47 @@ def _frame(data) -> pd.DataFrame:
         return data
     if isinstance(data, str | Path):
         p = Path(data)
+        shown = str(data)
+        if p.is_fifo():  # as fairbound.audit refuses it
+            raise FairboundError(f"data: {shown!r} is a named pipe (FIFO), not a regular file; "
+                                 "write the rows to a file first", param="data")
+        if p.is_dir():
+            raise FairboundError(f"data: {shown!r} is a directory; give a .csv or .parquet "
+                                 "file", param="data")
         if not p.is_file():
-            raise FairboundError(f"data: file does not exist: {str(data)!r}", param="data")
-        if p.suffix == ".parquet":
-            return pd.read_parquet(p)
-        if p.suffix in (".csv", ".gz"):
+            raise FairboundError(f"data: file does not exist: {shown!r}", param="data")
+        if p.suffix not in (".parquet", ".csv", ".gz"):
+            raise FairboundError(f"data: read {shown!r} into a pandas DataFrame first "
+                                 "(only .parquet and .csv paths are read here)", param="data")
+        try:
+            if p.suffix == ".parquet":
+                import pyarrow.parquet as pq
+
+                header = [str(n) for n in pq.read_schema(p).names]
+                _refuse_repeated(header, shown)
+                return pd.read_parquet(p)
+            # pandas would rename a repeated name ('g' to 'g.1'): read the header as written
+            header = pd.read_csv(p, header=None, nrows=1, dtype=str,
+                                 keep_default_na=False).iloc[0].tolist()
+            _refuse_repeated([str(h) for h in header], shown)
             return pd.read_csv(p)
-        raise FairboundError(f"data: read {str(data)!r} into a pandas DataFrame first "
-                             "(only .parquet and .csv paths are read here)", param="data")
+        except FairboundError:
+            raise
+        except (OSError, ValueError, pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
+            text = [t for t in str(exc).splitlines() if t.strip()]
+            raise FairboundError(f"data: cannot read {shown!r}: "
+                                 f"{text[0] if text else type(exc).__name__}",
+                                 param="data") from None
     raise FairboundError(f"data must be a pandas DataFrame or a .csv / .parquet path; got "
                          f"{type(data).__name__}", param="data")
+
+
+def _refuse_repeated(names: list[str], shown: str) -> None:
+    """A file whose header names a column twice is refused, as :func:`fairbound.audit` does."""
+    for n in names:
+        if names.count(n) > 1:
+            raise FairboundError(f"data: the file {shown!r} has {names.count(n)} columns named "
+                                 f"{n!r}; rename them apart", param="data")
 
 
 def _columns(df: pd.DataFrame, votes, annotators) -> tuple[str, list[str]]:
@@ -77,7 +109,57 @@ def _columns(df: pd.DataFrame, votes, annotators) -> tuple[str, list[str]]:
                              f"{list(df.columns)!r:.120}", param=param)
     if len(set(cols)) != len(cols):
         raise FairboundError(f"{param}: a column is named twice in {cols!r}", param=param)
+    names = list(df.columns)
+    twice = [c for c in cols if names.count(c) > 1]
+    if twice:  # as fairbound.audit refuses such a DataFrame
+        raise FairboundError(f"data: the DataFrame has {names.count(twice[0])} columns named "
+                             f"{twice[0]!r}; rename them apart", param="data")
     return param, cols
+
+
+def _plain(v):
+    return v.item() if isinstance(v, np.generic) else v
+
+
+def _refuse_mixed(values: np.ndarray, present: np.ndarray, cols: list[str]) -> None:
+    """Annotator labels mixing text with numbers or booleans (``1`` and ``"1"``) are refused.
+
+    The annotators' labels are the values of one label, read as :func:`fairbound.audit`
+    reads a label column: ``1``, ``1.0`` and ``True`` are one class, but text is never a
+    number, so a column (or two annotators' columns) holding both ``1`` and ``"1"`` would
+    count agreeing annotators as disagreeing.  The message is the audit's.
+    """
+    def mixed(vals: list):
+        distinct = sort_values(_plain(v) for v in vals)
+        texts = [v for v in distinct if kind(v) == "text"]
+        others = [v for v in distinct if kind(v) != "text"]
+        if not texts or not others:
+            return None
+        return next(((o, t) for t in texts for o in others
+                     if same_class(parse_text_value(t), o)), (others[0], texts[0]))
+
+    def column(j: int) -> list:
+        return values[present[:, j], j].tolist()
+
+    def holder(v) -> str:
+        return next((c for j, c in enumerate(cols)
+                     if any(kind(x) == kind(v) and same_class(x, v) for x in column(j))),
+                    cols[0])
+
+    pair = mixed(values[present].tolist())
+    if pair is None:
+        return
+    num, text = pair
+    a, b = holder(num), holder(text)  # two annotators' columns, one text, one numbers
+    for c, vals in ((c, column(j)) for j, c in enumerate(cols)):
+        inside = mixed(vals)  # or one column holding both, as audit refuses a label column
+        if inside is not None:
+            (num, text), a, b = inside, c, c
+            break
+    where = f"column {a!r} mixes" if a == b else f"columns {a!r} and {b!r} mix"
+    what = "booleans" if is_bool(num) else "numbers"
+    raise FairboundError(f"annotators: {where} {what} and text ({num!r} and {text!r}); give "
+                         f"every row one type (all text or all {what})", param="annotators")
 
 
 def vote_counts(data, *, votes: Sequence[str] | None = None,
@@ -131,6 +213,7 @@ def vote_counts(data, *, votes: Sequence[str] | None = None,
         values = df[cols].to_numpy(dtype=object)
         present = np.vectorize(lambda x: not is_missing(x), otypes=[bool])(values) \
             if values.size else np.zeros(values.shape, bool)
+        _refuse_mixed(values, present, cols)
         classes = sort_values({x for x in values[present].tolist()})
         counts = np.zeros((len(df), len(classes)))
         for j, k in enumerate(classes):

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import io
 import json
+import math
 import sys
 from pathlib import Path
 from typing import Annotated
@@ -139,12 +140,19 @@ class _CsvRows:
 
 
 class _StreamLabels:
-    """Label/prediction interpretation of a stream: the audit's, on every value so far."""
+    """Label/prediction interpretation of a stream: the audit's, on every value so far.
+
+    Each column is typed as a whole, as DuckDB types a CSV column for ``fairbound audit``
+    (:func:`~fairbound.stats.monitor.csv_column_kind`): a ``yes`` among 0/1 labels makes
+    the column text, and the same label/prediction checks then refuse it as the audit does.
+    """
 
     def __init__(self, label: str, prediction: str, pos_label: str | None, metric: str,
                  favourable: str) -> None:
         self.label, self.prediction, self.pos_label = label, prediction, pos_label
         self.metric, self.favourable = metric, favourable
+        self.cells: dict[str, set] = {label: set(), prediction: set()}  # every cell, by column
+        self.pairs: set = set()  # distinct (label, prediction) cells of rows holding both
         self.labels: set = set()
         self.predictions: set = set()
         self.setup = None
@@ -152,15 +160,22 @@ class _StreamLabels:
     def costs(self, rows: list[dict]):
         import numpy as np
 
-        from fairbound.labels import is_missing, label_setup, parse_text_value
-        from fairbound.stats.monitor import row_costs
+        from fairbound.labels import is_missing, label_setup
+        from fairbound.stats.monitor import csv_cell_value, csv_column_kind, row_costs
 
-        y = [parse_text_value(r[self.label]) for r in rows]
-        p = [parse_text_value(r[self.prediction]) for r in rows]
-        self.labels.update(a for a, b in zip(y, p, strict=True)
-                           if not (is_missing(a) or is_missing(b)))
-        self.predictions.update(b for a, b in zip(y, p, strict=True)
-                                if not (is_missing(a) or is_missing(b)))
+        ty = [r[self.label] for r in rows]
+        tp = [r[self.prediction] for r in rows]
+        self.cells[self.label].update(ty)
+        self.cells[self.prediction].update(tp)
+        lk = csv_column_kind(self.cells[self.label])
+        pk = csv_column_kind(self.cells[self.prediction])
+        y = [csv_cell_value(t, lk) for t in ty]
+        p = [csv_cell_value(t, pk) for t in tp]
+        self.pairs.update((a, b) for a, b, va, vb in zip(ty, tp, y, p, strict=True)
+                          if not (is_missing(va) or is_missing(vb)))
+        # every value so far, read with the columns' types so far (a type may change)
+        self.labels = {csv_cell_value(a, lk) for a, _ in self.pairs}
+        self.predictions = {csv_cell_value(b, pk) for _, b in self.pairs}
         if not self.labels:
             return np.full(len(rows), np.nan)
         setup = label_setup(self.labels, self.predictions, self.pos_label, label=self.label,
@@ -235,7 +250,7 @@ def monitor_command(
     """
     import numpy as np
 
-    from fairbound._validate import check_choice
+    from fairbound._validate import check_choice, check_float
     from fairbound.metrics import check_favourable, get_metric
     from fairbound.stats.monitor import Monitor, _validate_monitor
 
@@ -249,9 +264,12 @@ def monitor_command(
                              f"prediction={prediction!r}", param="label")
     if batch_size < 1:
         raise FairboundError(f"batch_size must be >= 1; got {batch_size!r}", param="batch_size")
-    if poll <= 0:
+    if not (poll > 0 and math.isfinite(poll)):  # NaN too
         raise FairboundError(f"poll must be a positive number of seconds; got {poll!r}",
                              param="poll")
+    if timeout is not None:  # NaN would never end a --follow, a negative one at once
+        timeout = check_float(timeout, "--timeout", low=0, low_open=True,
+                              note="seconds without new rows")
     pair = split_list(groups, "groups") if groups is not None else None
     if pair is not None and len(pair) != 2:
         raise FairboundError(f"groups must name exactly two groups A,B; got {groups!r}",
@@ -270,7 +288,8 @@ def monitor_command(
                                  param="metric")
     if source == "-":
         # read as strict UTF-8 whatever the locale (a file is), not with surrogate escapes
-        fh = (io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", newline="")
+        # (a leading byte-order mark is dropped, as audit's CSV reader drops it)
+        fh = (io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8-sig", newline="")
               if hasattr(sys.stdin, "buffer") else sys.stdin)
         shown = "standard input"
     else:
@@ -278,14 +297,19 @@ def monitor_command(
         if path.is_dir():
             raise FairboundError(f"source: {source!r} is a folder; give a CSV file (or - to "
                                  "read standard input)", param="source")
-        if not path.is_file():
+        # a named pipe (or a terminal) is read as a stream, like standard input
+        if not (path.is_file() or path.is_fifo() or path.is_char_device()):
+            if path.exists():
+                raise FairboundError(f"source: {source!r} is not a regular file or a named "
+                                     "pipe; give a CSV file (or - to read standard input)",
+                                     param="source")
             raise FairboundError(f"source file not found: {source!r}", param="source")
         kind = _NOT_CSV.get(path.suffix.lower())
         if kind is not None:
             raise FairboundError(f"source: monitor reads CSV text; {source!r} is a {kind} "
                                  "file (write its rows out as CSV, or pipe them as CSV to "
                                  "'fairbound monitor -')", param="source")
-        fh = path.open(newline="", encoding="utf-8")
+        fh = path.open(newline="", encoding="utf-8-sig")
     reader = _CsvRows(fh, batch_size=batch_size, follow=follow, poll=poll, timeout=timeout)
     stream = None if cost is not None else _StreamLabels(label, prediction, pos_label, metric,
                                                          favourable)

@@ -292,11 +292,128 @@ def _quote_in_head(path: str, size: int = 1 << 16) -> bool:
         return False
 
 
-def open_file(con, path):
+def _check_regular(path: str, what: str = "file") -> None:
+    """One-line error for a path that is not a regular file DuckDB can read and seek.
+
+    A named pipe (FIFO) reports a size of 0 and would block DuckDB until a writer came; a
+    device or a socket is no data file either.
+    """
+    import stat
+
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return  # the caller's checks (not found) speak
+    if stat.S_ISFIFO(mode):
+        raise FairboundError(f"data: {path!r} is a named pipe (FIFO), not a regular file; "
+                             f"write the rows to a {what} first (DuckDB reads only files it "
+                             "can seek; fairbound monitor reads a pipe as a stream)",
+                             param="data")
+    if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
+        raise FairboundError(f"data: {path!r} is not a regular file (a device or a socket); "
+                             f"give a {what}", param="data")
+
+
+_RENAMED = re.compile(r"(.+)_\d+")
+
+
+def _header_names(path: str, kind: str) -> list[str] | None:
+    """The column names in the header of a CSV or Parquet file, as written (``None``: unknown)."""
+    import csv
+    import gzip
+
+    try:
+        if kind == "parquet":
+            import pyarrow.parquet as pq
+
+            return [str(n) for n in pq.read_schema(path).names]
+        if kind != "csv":
+            return None
+        opener = gzip.open if path.lower().endswith(".gz") else open
+        with opener(path, "rt", newline="", encoding="utf-8-sig", errors="replace") as fh:
+            first = fh.readline().rstrip("\r\n")
+        sep = "\t" if ".tsv" in path.lower() else _csv_separator(first)
+        if sep is None:
+            return [first]
+        return next(csv.reader([first], delimiter=sep), [])
+    except (OSError, EOFError, ValueError, csv.Error):
+        return None
+
+
+def _duplicate_columns(columns, paths: list[str], kind: str) -> dict[str, tuple[str, ...]]:
+    r"""The columns whose name a file's header holds more than once.
+
+    DuckDB reads a header ``g,y,p,g`` as columns ``g, y, p, g_1`` (and ``G,g`` as ``G,
+    g_1``: its names are case-insensitive), so an audit of ``g`` would silently read the
+    first of the two.  Returns, for every column so involved, DuckDB's name mapped to the
+    names the header gives it and its namesakes (``{"g": ("g", "g"), "g_1": ("g", "g")}``);
+    empty when no column can have been renamed (the header is then not read again).
+
+    Parameters
+    ----------
+    columns : iterable of str
+        The columns DuckDB read (of the first file).
+    paths : list of str
+        The files or globs given.
+    kind : str
+        ``"csv"`` or ``"parquet"`` (other kinds have no header to repeat a name).
+
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> f = pathlib.Path(tempfile.mkdtemp()) / "x.csv"
+    >>> _ = f.write_text("g,y,p,g\na,1,0,b\n")
+    >>> _duplicate_columns(["g", "y", "p", "g_1"], [str(f)], "csv")
+    {'g': ('g', 'g'), 'g_1': ('g', 'g')}
+    """
+    cols = [str(c) for c in columns]
+    folded = {c.casefold() for c in cols}
+    renamed = (_RENAMED.fullmatch(c) for c in cols)
+    if kind not in ("csv", "parquet") or not any(
+            m and m.group(1).casefold() in folded for m in renamed):
+        return {}
+    files = _csv_paths(paths)
+    header = _header_names(files[0], kind) if files else None
+    if header is None or len(header) != len(cols):
+        return {}
+    names = [h.strip() for h in header]
+    alike: dict[str, list[str]] = {}
+    for n in names:
+        if n:
+            alike.setdefault(n.casefold(), []).append(n)
+    return {c: tuple(alike[n.casefold()]) for c, n in zip(cols, names, strict=True)
+            if n and len(alike[n.casefold()]) > 1}
+
+
+def _refuse_duplicates(dups: dict[str, tuple[str, ...]], reads, shown: str) -> None:
+    """One-line error when a column read (DuckDB's name or the header's) is duplicated."""
+    if not dups:
+        return
+    by_name = dict(dups)
+    for same in dups.values():
+        for n in same:
+            by_name.setdefault(n, same)
+    for col in reads:
+        same = by_name.get(col)
+        if same is None:
+            continue
+        distinct = list(dict.fromkeys(same))
+        named = (repr(distinct[0]) if len(distinct) == 1 else
+                 " and ".join(map(repr, distinct)) + " (names that differ only in case are "
+                 "one name to DuckDB)")
+        raise FairboundError(f"data: the file {shown!r} has {len(same)} columns named "
+                             f"{named}; rename them apart", param="data")
+
+
+def open_file(con, path, *, reads=None):
     """Open a file, a glob or a list of files as a DuckDB relation, with one-line errors.
 
     Returns ``(relation, kind)``.  Parquet relations also expose DuckDB's ``filename`` and
     ``file_row_number`` virtual columns, used to key hashed cost samples by row position.
+
+    A named pipe is refused (DuckDB needs a file it can seek), and so is a header that
+    names a column of ``reads`` twice (every column when ``reads`` is ``None``; see
+    :func:`_duplicate_columns`).
     """
     import duckdb
 
@@ -315,8 +432,11 @@ def open_file(con, path):
         if os.path.isdir(p):
             raise FairboundError(f"data: {p!r} is a directory; give a file or a glob such as "
                                  f"'{p.rstrip('/')}/*.parquet'", param="data")
+        _check_regular(p)
         if os.path.getsize(p) == 0:
             raise FairboundError(f"data: file is empty: {p!r}", param="data")
+    for p in _csv_paths([p for p in paths if _has_glob(p)]):
+        _check_regular(p)  # a pipe among the matches would block DuckDB
     arg = paths[0] if len(paths) == 1 else paths
     shown = paths[0] if len(paths) == 1 else f"{paths[0]} (+{len(paths) - 1} files)"
     try:
@@ -337,6 +457,11 @@ def open_file(con, path):
             raise FairboundError(f"data: no files match {shown!r}", param="data") from None
         raise FairboundError(f"data: cannot read {shown!r} as {kind}: {msg}",
                              param="data") from None
+    dups = _duplicate_columns(rel.columns, paths, kind) if reads is None or len(reads) else {}
+    if dups:
+        files = _csv_paths(paths)
+        _refuse_duplicates(dups, rel.columns if reads is None else reads,
+                           files[0] if files else shown)
     return rel, kind
 
 
@@ -347,6 +472,7 @@ def _open_database(con, text: str) -> str:
     path, _, table = text.partition("::")
     if not os.path.exists(path):
         raise FairboundError(f"data: database not found: {path!r}", param="data")
+    _check_regular(path, "database file")
     if os.path.getsize(path) == 0:
         raise FairboundError(f"data: file is empty: {path!r}", param="data")
     literal = "'" + path.replace("'", "''") + "'"
@@ -608,10 +734,23 @@ def open_source(con, data, spec: AggregateSpec) -> tuple[_Source, Plan]:
             if _plain_json_columns(con, plan, cols, desc):
                 cols = _columns(con)
             return _Source(desc, "duckdb", cols), plan
-        rel, kind = open_file(con, data)
+        rel, kind = open_file(con, data, reads=())
         rel.create_view("src")
         desc = first if isinstance(data, str | os.PathLike) else f"{first} (+{len(data) - 1})"
         cols = _columns(con)
+        paths = [os.fspath(p) for p in (data if isinstance(data, list | tuple) else [data])]
+        dups = _duplicate_columns(cols, paths, kind)
+        if dups:
+            # resolve the spec with the header's own names too ('g' of a header 'G,g', which
+            # DuckDB calls 'g_1'), then refuse any duplicated column it reads
+            extra = [n for same in dups.values() for n in same if n not in cols]
+            try:
+                probe = make_plan(spec, list(cols) + list(dict.fromkeys(extra)))
+            except FairboundError:
+                probe = None  # make_plan below names the problem
+            if probe is not None:
+                files = _csv_paths(paths)
+                _refuse_duplicates(dups, probe.reads, files[0] if files else first)
         plan = make_plan(spec, cols)
         plain = _plain_json_columns(con, plan, cols, desc)
         row_key: tuple[str, ...] = ()

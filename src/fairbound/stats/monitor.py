@@ -410,6 +410,72 @@ def row_costs(label, prediction, *, metric: str, pos_label=None, favourable: str
     return out
 
 
+def csv_column_kind(cells: Iterable) -> str:
+    """The type DuckDB's CSV reader gives a column of these cells: bool, number or text.
+
+    :func:`fairbound.audit` of the file reads the column so: as a whole, never cell by
+    cell.  ``true``/``false``/``yes``/``no`` cells make a boolean column, numbers a numeric
+    one, and a column holding anything else (a ``yes`` among 0/1, a ``true`` among numbers)
+    is text, every cell as written.  Empty cells (missing) do not count; a column with
+    nothing else is text.
+
+    Parameters
+    ----------
+    cells : iterable of str
+        The column's cells (distinct ones suffice).
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> csv_column_kind(["0", "1", ""]), csv_column_kind(["yes", "No"])
+    ('number', 'bool')
+    >>> csv_column_kind(["0", "1", "yes"]), csv_column_kind(["true", "1"])
+    ('text', 'text')
+    """
+    from fairbound.labels import kind, parse_text_value
+
+    kinds: set[str] = set()
+    for text in cells:
+        v = parse_text_value(text)
+        if v is None:
+            continue
+        kinds.add(kind(v))
+        if "text" in kinds or len(kinds) > 1:
+            return "text"
+    return kinds.pop() if kinds else "text"
+
+
+def csv_cell_value(text, column_kind: str):
+    """One CSV cell as the value DuckDB reads in a column of ``column_kind``.
+
+    Parameters
+    ----------
+    text : str
+        The cell.
+    column_kind : {'bool', 'number', 'text'}
+        The column's type (see :func:`csv_column_kind`).
+
+    Returns
+    -------
+    bool, int, float, str or None
+        ``None`` for an empty cell; the text as written in a text column; else the cell
+        read as a boolean or a number (:func:`fairbound.labels.parse_text_value`).
+
+    Examples
+    --------
+    >>> csv_cell_value("1", "number"), csv_cell_value("1", "text"), csv_cell_value("", "text")
+    (1, '1', None)
+    """
+    from fairbound.labels import parse_text_value
+
+    if column_kind == "text":
+        return None if text is None or text == "" else str(text)
+    return parse_text_value(text)
+
+
 def monitor(
     batches: Iterable,
     *,
