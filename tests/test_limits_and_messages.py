@@ -259,6 +259,17 @@ def test_comparison_limit_fires_before_assembly_and_intervals(monkeypatch):
                         prediction="p", comparison="vs-rest")
 
 
+def test_comparison_limit_fires_before_the_cost_sample_scan(monkeypatch):
+    duck = importlib.import_module("fairbound.engines.duckdb_engine")
+    monkeypatch.setattr(duck, "_cost_samples", _fail)  # the second scan of a cost audit
+    rng = np.random.default_rng(5)
+    df = pd.DataFrame({"g": rng.integers(0, 400, 8_000).astype(str),
+                       "c": rng.random(8_000).round(3)})
+    with pytest.raises(FairboundError, match=r"^comparison: vs-rest over 400 groups"):
+        fairbound.audit(df, group="g", cost="c", comparison="vs-rest", method="betting",
+                        max_comparisons=100)
+
+
 def test_multiclass_count_is_checked_before_intervals_too(monkeypatch):
     build = importlib.import_module("fairbound.audit.build")
     # 3 classes: 13 rows per pair (5 early, the classes known only after the scan)

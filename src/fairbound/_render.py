@@ -83,8 +83,60 @@ def fmt_level(level) -> str:
     return text + "%"
 
 
-def console():
-    """A rich console writing to standard output (plain text when not a terminal)."""
-    from rich.console import Console
+def plain(value) -> str:
+    r"""``value`` as text to put in a console line or table cell, shown as it is.
 
-    return Console(highlight=False, soft_wrap=False, width=160)
+    Control characters become ``\xNN`` escapes and rich markup is escaped, so that a group
+    name such as ``"[red]x"`` or one holding terminal escape sequences is shown literally
+    instead of styling, retitling or moving the terminal.
+
+    Examples
+    --------
+    >>> plain("[bold]x\x1b[2J")
+    '\\[bold]x\\x1b[2J'
+    """
+    from rich.markup import escape
+
+    from fairbound._io import escape_controls
+
+    return escape(escape_controls(str(value)))
+
+
+_CONSOLE_CLASS = None
+
+
+def _console_class():
+    """A rich ``Console`` that never lets a control character through (built once)."""
+    global _CONSOLE_CLASS
+    if _CONSOLE_CLASS is None:
+        from rich.console import Console
+        from rich.errors import MarkupError
+
+        from fairbound._io import escape_controls
+
+        class SafeConsole(Console):
+            """Every string printed or put in a table is cleaned of control characters.
+
+            Markup that does not parse (a group name such as ``"[/]"`` that a printer
+            forgot to pass through :func:`plain`) is shown literally, never a traceback.
+            """
+
+            def render_str(self, text, **kwargs):
+                text = escape_controls(text)
+                try:
+                    return super().render_str(text, **kwargs)
+                except MarkupError:
+                    return super().render_str(text, **{**kwargs, "markup": False})
+
+        _CONSOLE_CLASS = SafeConsole
+    return _CONSOLE_CLASS
+
+
+def console(**options):
+    r"""A rich console writing to standard output (plain text when not a terminal).
+
+    Control characters in anything it prints are shown as ``\xNN`` escapes; see
+    :func:`plain` for data put into markup.  ``options`` go to ``rich.console.Console``.
+    """
+    settings = {"highlight": False, "soft_wrap": False, "width": 160, **options}
+    return _console_class()(**settings)

@@ -34,6 +34,7 @@ from pathlib import Path
 import typer
 from typer.core import TyperCommand, TyperGroup
 
+from fairbound._io import escape_controls
 from fairbound.errors import FairboundError, MissingDependencyError
 
 #: Option spellings that mean the same in every command.
@@ -79,7 +80,7 @@ def tidy_warnings(*, err: bool = True):
     shown: set[str] = set()
 
     def show(message, category, filename, lineno, file=None, line=None):
-        text = " ".join(str(message).split())
+        text = escape_controls(" ".join(str(message).split()))
         if text and text not in shown:
             shown.add(text)
             typer.echo(f"note: {text}", err=err)
@@ -284,7 +285,7 @@ def main(argv: list[str] | None = None) -> int:
         code = exc.code
         return code if isinstance(code, int) else (0 if code is None else 1)
     except (FairboundError, MissingDependencyError) as exc:
-        typer.echo(f"error: {exc}", err=True)
+        typer.echo(f"error: {escape_controls(str(exc))}", err=True)
         return 2
     except Exception as exc:
         # typer vendors click, so match click's exceptions by their interface
@@ -293,7 +294,7 @@ def main(argv: list[str] | None = None) -> int:
             ctx = getattr(exc, "ctx", None)
             hint = f" (see '{ctx.command_path} --help')" if ctx is not None else ""
             if msg:  # help shown for a bare command has no message
-                typer.echo(f"error: {msg}{hint}", err=True)
+                typer.echo(f"error: {escape_controls(msg)}{hint}", err=True)
             return int(exc.exit_code)
         if type(exc).__name__ == "Abort":
             typer.echo("aborted", err=True)

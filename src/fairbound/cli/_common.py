@@ -26,14 +26,17 @@ def split_list(text: str | None, param: str, kind=str) -> tuple | None:
 
 
 def check_output_file(option: str, path, suffixes: tuple[str, ...] | None = None,
-                      hint: str = "") -> Path:
+                      hint: str = "", *, inputs=()) -> Path:
     """Check an output file before any work is done; return it as a ``Path``.
 
-    A folder, a suffix outside ``suffixes`` (``hint`` says which to use) and a place that
+    A folder, a socket or block device, a file among ``inputs`` (the command's input
+    files, :func:`fairbound._io.input_files`: the same path, a hard link or a symbolic link
+    to one), a suffix outside ``suffixes`` (``hint`` says which to use) and a place that
     cannot hold a file (its nearest existing parent is a file, or is not writable) are
-    one-line errors naming ``option``.  Nothing is created: the write itself, later, goes
-    through :func:`fairbound._io.write_all_atomic`, which reports what this check cannot
-    foresee (a full disk) the same way.
+    one-line errors naming ``option``.  ``-`` (standard output), a named pipe and a
+    character device take any content, whatever the suffix.  Nothing is created: the write
+    itself, later, goes through :func:`fairbound._io.write_all_atomic`, which checks the
+    inputs again and reports what this check cannot foresee (a full disk) the same way.
 
     Examples
     --------
@@ -44,10 +47,13 @@ def check_output_file(option: str, path, suffixes: tuple[str, ...] | None = None
     """
     import os
 
+    from fairbound._io import check_target
+
     p = Path(path)
     param = option.lstrip("-")
-    if p.is_dir():
-        raise FairboundError(f"{option}: {str(p)!r} is a folder; give a file name", param=param)
+    kind = check_target(option, path, inputs)
+    if kind in ("stdout", "stream"):
+        return p
     if suffixes is not None and p.suffix.lower() not in suffixes:
         raise FairboundError(f"{option}: unsupported file type {p.suffix!r} ({hint})",
                              param=param)
@@ -63,11 +69,31 @@ def check_output_file(option: str, path, suffixes: tuple[str, ...] | None = None
     return p
 
 
-def print_machine(result, fmt: str, csv_text: str | None = None) -> bool:
+def echo_csv(table) -> None:
+    r"""Print a table (a DataFrame, or CSV text already made safe) as CSV on standard output.
+
+    A frame goes through :func:`fairbound._io.csv_text` (text cells a spreadsheet would run
+    as formulas are escaped); on a terminal, control characters are shown as ``\xNN``
+    escapes (:func:`fairbound._io.escape_controls`), so that no group name can drive it.
+    """
+    import sys
+
+    import typer
+
+    from fairbound._io import csv_text, escape_controls
+
+    text = table if isinstance(table, str) else csv_text(table)
+    if sys.stdout.isatty():
+        text = escape_controls(text)
+    typer.echo(text, nl=False)
+
+
+def print_machine(result, fmt: str, csv: str | None = None) -> bool:
     """Echo ``result`` as JSON or CSV when ``fmt`` asks for it; return whether it did.
 
-    JSON is ``result.to_json()``; CSV is ``csv_text`` when given, else
-    ``result.to_frame()`` as CSV.  A table (any other ``fmt``) is left to the caller.
+    JSON is ``result.to_json()``; CSV is ``csv`` when given (made by
+    :func:`fairbound._io.csv_text`), else ``result.to_frame()`` through :func:`echo_csv`.
+    A table (any other ``fmt``) is left to the caller.
     """
     import typer
 
@@ -75,8 +101,7 @@ def print_machine(result, fmt: str, csv_text: str | None = None) -> bool:
         typer.echo(result.to_json())
         return True
     if fmt == "csv":
-        text = csv_text if csv_text is not None else result.to_frame().to_csv(index=False)
-        typer.echo(text, nl=False)
+        echo_csv(csv if csv is not None else result.to_frame())
         return True
     return False
 

@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from fairbound._render import check_format, console, fmt_int, fmt_num
+from fairbound._render import check_format, console, fmt_int, fmt_num, plain
 from fairbound.cli._common import excluded_text, print_machine
 
 VERDICT_STYLE = {
@@ -23,6 +23,11 @@ def _method_options(gamma, variance) -> dict:
     if variance is not None:
         out["variance"] = variance
     return out
+
+
+def _name(group) -> str:
+    """A group, or an intersection ``("F", "Black")`` as ``"F & Black"``."""
+    return " & ".join(map(str, group)) if isinstance(group, tuple) else str(group)
 
 
 def print_audit(result, *, fmt: str = "table", reference_given: bool = True) -> None:
@@ -47,12 +52,12 @@ def print_audit(result, *, fmt: str = "table", reference_given: bool = True) -> 
     con = console()
     d = result.to_dict()
     excluded = excluded_text(d["excluded"])
-    groups = ", ".join(f"{g['group']} ({g['rows']:,})" for g in d["groups"])
-    con.print(f"[bold]fairbound audit[/] of {d['source']}  (engine: {d['engine']})")
-    con.print(f"rows scanned: {d['n_rows']:,}; excluded: {excluded}")
+    groups = ", ".join(f"{plain(g['group'])} ({g['rows']:,})" for g in d["groups"])
+    con.print(f"[bold]fairbound audit[/] of {plain(d['source'])}  (engine: {d['engine']})")
+    con.print(f"rows scanned: {d['n_rows']:,}; excluded: {plain(excluded)}")
     con.print(f"groups: {groups}")
     if picked:
-        con.print(picked)
+        con.print(plain(picked))
     from fairbound.report.audit_report import (
         error_control_sentence,
         favourable_sentence,
@@ -79,11 +84,8 @@ def print_audit(result, *, fmt: str = "table", reference_given: bool = True) -> 
             gap, ci = fmt_num(g), f"[{fmt_num(lo)}, {fmt_num(hi)}]"
         verdict = c.verdict
         if c.disadvantaged is not None:
-            verdict = f"{c.disadvantaged} disadvantaged" if not isinstance(
-                c.disadvantaged, tuple) else f"{' & '.join(map(str, c.disadvantaged))} " \
-                "disadvantaged"
-        ga = " & ".join(map(str, c.group_a)) if isinstance(c.group_a, tuple) else str(c.group_a)
-        gb = " & ".join(map(str, c.group_b)) if isinstance(c.group_b, tuple) else str(c.group_b)
+            verdict = f"{plain(_name(c.disadvantaged))} disadvantaged"
+        ga, gb = plain(_name(c.group_a)), plain(_name(c.group_b))
         rate = c.rate if c.cls is None else f"{c.rate} (k={c.cls})"
         table.add_row(
             c.metric, rate, f"{ga} vs {gb}",
@@ -95,7 +97,7 @@ def print_audit(result, *, fmt: str = "table", reference_given: bool = True) -> 
     notes = [f"{c.label} {c.group_a} vs {c.group_b}: {c.note}" for c in result.comparisons
              if c.note and c.component != "max"]
     for n in notes[:10]:
-        con.print(f"[dim]note: {n}[/]")
+        con.print(f"[dim]note: {plain(n)}[/]")
     con.print("[dim]n needed: total annotated examples (A + B, at the current group shares) at "
               "which the interval, at the level shown, would exclude 0 if the observed gap were "
               "the true one.[/]")
@@ -158,10 +160,17 @@ def audit_command(
     """Audit predictions: every gap with an interval, a verdict and the n that settles it."""
     import warnings
 
+    from fairbound._io import input_files
     from fairbound.audit import audit
+    from fairbound.cli._common import check_output_file
     from fairbound.errors import SmallGroupWarning
 
     fmt = check_format(fmt)
+    inputs = input_files(data)
+    for option, path in (("--json", json_out), ("--html", html_out),
+                         ("--markdown", markdown_out)):
+        if path is not None:
+            check_output_file(option, path, inputs=inputs)
     with warnings.catch_warnings():
         if fmt == "table":  # the table's own notes name every small group
             warnings.simplefilter("ignore", SmallGroupWarning)
@@ -188,7 +197,7 @@ def audit_command(
     if outputs:
         from fairbound._io import write_all_atomic
 
-        write_all_atomic(outputs)
+        write_all_atomic(outputs, inputs=inputs)
     print_audit(result, fmt=fmt, reference_given=reference is not None)
 
 

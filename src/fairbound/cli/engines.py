@@ -32,9 +32,11 @@ def engines_command(
         n = con.execute("SELECT count(*) FROM src").fetchone()[0]
     finally:
         con.close()
-    typer.echo(f"{source.description}: {n:,} rows, engine {source.engine}")
+    from fairbound._io import escape_controls
+
+    typer.echo(escape_controls(f"{source.description}: {n:,} rows, engine {source.engine}"))
     for name, typ in source.columns.items():
-        typer.echo(f"  {name}: {typ}")
+        typer.echo(escape_controls(f"  {name}: {typ}"))
 
 
 def register(app: typer.Typer) -> None:

@@ -13,7 +13,7 @@ from typing import Annotated
 
 import typer
 
-from fairbound._render import check_format, console, fmt_int, fmt_num
+from fairbound._render import check_format, console, fmt_int, fmt_num, plain
 from fairbound.cli._common import check_output_file, print_machine
 
 VERDICT_STYLE = {"evidence of adverse impact": "bold red",
@@ -58,23 +58,24 @@ def print_impact(result, *, fmt: str = "table") -> None:
 
     con = console()
     first = result.categories[0]
-    con.print(f"[bold]fairbound impact[/] of {result.data_source}  (engine: {first.engine})")
+    con.print(f"[bold]fairbound impact[/] of {plain(result.data_source)}  "
+              f"(engine: {first.engine})")
     dates = (f"; dates {result.date_range[0]} to {result.date_range[1]}"
              if result.date_range else "")
-    con.print(f"rows scanned: {first.n_rows:,}{dates}")
+    con.print(f"rows scanned: {first.n_rows:,}{plain(dates)}")
     pos = _jsonable(first.positive)
     what = (f"score {first.columns['score']} above its median ({first.score_median:g})"
             if first.columns.get("score") else
             f"{first.columns['prediction']} "
             + ("is 1 / true" if pos is True or pos == 1 else f"= {pos}"))
-    con.print(f"{first.rate_name} over {first.rows}; outcome: {what} "
+    con.print(f"{first.rate_name} over {first.rows}; outcome: {plain(what)} "
               f"({'favourable' if first.favourable == 'positive' else 'harmful'})")
     con.print(f"threshold {first.threshold:g}; method {first.method} ({first.guarantee}); "
               f"{fmt_level(first.confidence_level)} "
               f"{'family-wise per category' if first.error_control == 'family' else 'each'}")
     for c in result.categories:
         table = Table(show_lines=False, header_style="bold",
-                      title=f"{c.category}  (intervals at {fmt_level(c.interval_level)}; "
+                      title=f"{plain(c.category)}  (intervals at {fmt_level(c.interval_level)}; "
                             f"{c.n_tests} pairwise)", title_justify="left")
         for col, just in (("group", "left"), ("vs", "left"), ("n", "right"),
                           (c.rate_name, "right"), ("impact ratio", "right"),
@@ -82,19 +83,20 @@ def print_impact(result, *, fmt: str = "table") -> None:
                           ("n needed", "right")):
             table.add_column(col, justify=just)
         for r in c.ratios:
-            table.add_row(str(_jsonable(r.group)), str(_jsonable(r.versus)), fmt_int(r.n),
+            table.add_row(plain(_jsonable(r.group)), plain(_jsonable(r.versus)), fmt_int(r.n),
                           fmt_num(r.rate), fmt_num(r.ratio), _ci(r),
                           f"[{VERDICT_STYLE.get(r.verdict, '')}]{r.verdict}[/]",
                           fmt_int(r.required_n))
         con.print(table)
         for g in c.small_groups:
-            con.print(f"[dim]under {c.min_share:.0%} (not in the ratios): {_jsonable(g.group)}"
+            con.print(f"[dim]under {c.min_share:.0%} (not in the ratios): "
+                      f"{plain(_jsonable(g.group))}"
                       f", {g.rows:,} applicants, {c.rate_name} {fmt_num(g.rate)}[/]")
         if c.unknown:
-            con.print(f"[dim]unknown {c.category} (missing): {c.unknown:,} applicants[/]")
+            con.print(f"[dim]unknown {plain(c.category)} (missing): {c.unknown:,} applicants[/]")
         for r in c.ratios:
             if r.note:
-                con.print(f"[dim]note: {_jsonable(r.group)}: {r.note}[/]")
+                con.print(f"[dim]note: {plain(_jsonable(r.group))}: {plain(r.note)}[/]")
     con.print("[dim]n needed: applicants in the group and its comparison group (at their "
               "current shares) at which the interval would exclude the threshold if the "
               "observed rates were the truth. Not legal advice.[/]")
@@ -152,13 +154,16 @@ def impact_command(
     None,
 ) -> None:
     """Impact ratios by category with intervals and verdicts (four-fifths rule, LL144)."""
+    from fairbound._io import input_files
+
     fmt = check_format(fmt)
+    inputs = input_files(data)
     outputs = [("--json", json_out, (".json",), "use .json"),
                ("--html", html_out, (".html", ".htm"), "use .html"),
                ("--csv", csv_out, (".csv",), "use .csv")]
     for option, path, suffixes, hint in outputs:
         if path is not None:
-            check_output_file(option, path, suffixes, hint)
+            check_output_file(option, path, suffixes, hint, inputs=inputs)
     from fairbound.audit.ratios import ll144_audit
 
     result = ll144_audit(
@@ -180,7 +185,7 @@ def impact_command(
     if files:
         from fairbound._io import write_all_atomic
 
-        write_all_atomic(files)
+        write_all_atomic(files, inputs=inputs)
     print_impact(result, fmt=fmt)
 
 

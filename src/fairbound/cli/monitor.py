@@ -250,6 +250,7 @@ def monitor_command(
     """
     import numpy as np
 
+    from fairbound._io import escape_controls
     from fairbound._validate import check_choice, check_float
     from fairbound.metrics import check_favourable, get_metric
     from fairbound.stats.monitor import Monitor, _validate_monitor
@@ -378,7 +379,7 @@ def monitor_command(
         out["unfinished_last_line"] = bool(reader.incomplete)
         typer.echo(json.dumps(out, indent=2))
         for note in reader.notes():
-            typer.echo(f"note: {note}", err=True)
+            typer.echo(f"note: {escape_controls(note)}", err=True)
         return
     final = res.final
     a, b = res.group_a, res.group_b
@@ -389,7 +390,7 @@ def monitor_command(
         typer.echo(f"no verdict yet after {final.n_a + final.n_b} rows of {a!r} and {b!r}; "
                    "keep annotating and run again on the grown file.")
     for note in reader.notes():
-        typer.echo(f"note: {note}")
+        typer.echo(f"note: {escape_controls(note)}")
     typer.echo("These intervals are confidence sequences: all hold at once, so looking after "
                "every batch is allowed. Recomputing a fixed-n interval (e.g. Wald) after each "
                "batch is not.")

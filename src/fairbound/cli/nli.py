@@ -11,15 +11,16 @@ from typing import Annotated
 
 import typer
 
+from fairbound.cli._common import echo_csv
 from fairbound.errors import FairboundError
 
 
 def _print_frame(frame, title: str | None = None, digits: int = 3) -> None:
     from rich.table import Table
 
-    from fairbound._render import console, fmt_int, fmt_num
+    from fairbound._render import console, fmt_int, fmt_num, plain
 
-    t = Table(*[str(c) for c in frame.columns], title=title, header_style="bold")
+    t = Table(*[plain(c) for c in frame.columns], title=title, header_style="bold")
     for row in frame.itertuples(index=False):
         cells = []
         for v in row:
@@ -30,28 +31,28 @@ def _print_frame(frame, title: str | None = None, digits: int = 3) -> None:
             elif isinstance(v, float):
                 cells.append(fmt_num(v, digits))
             else:
-                cells.append(str(v))
+                cells.append(plain(v))
         t.add_row(*cells)
     console().print(t)
 
 
-def _write_table(frame, path: Path) -> None:
-    from fairbound._io import write_bytes_atomic
+_TABLE_SUFFIXES = (".csv", ".parquet", ".jsonl")
 
-    suffix = path.suffix.lower()
-    if suffix == ".csv":
-        write_bytes_atomic(path, frame.to_csv(index=False).encode())
-    elif suffix == ".parquet":
-        import io
 
-        buf = io.BytesIO()
-        frame.to_parquet(buf, index=False)
-        write_bytes_atomic(path, buf.getvalue())
-    elif suffix == ".jsonl":
-        write_bytes_atomic(path, frame.to_json(orient="records", lines=True).encode())
-    else:
-        raise FairboundError(f"output: unsupported file type {suffix!r} (use .csv, .parquet or "
-                             ".jsonl)", param="output")
+def _check_table_output(path: Path | None, inputs=(), option: str = "--output") -> None:
+    """Check a table output (``.csv``, ``.parquet``, ``.jsonl``) before any work."""
+    from fairbound.cli._common import check_output_file
+
+    if path is not None:
+        check_output_file(option, path, _TABLE_SUFFIXES, "use .csv, .parquet or .jsonl",
+                          inputs=inputs)
+
+
+def _table_output(frame, path: Path, option: str = "--output") -> tuple[str, Path, bytes]:
+    """``(option, path, bytes)`` of a table for :func:`fairbound._io.write_all_atomic`."""
+    from fairbound._io import table_bytes
+
+    return option, path, table_bytes(frame, path)
 
 
 def _read_table(path, *, param: str):
@@ -240,11 +241,14 @@ def expand_command(
     """Expand BBNLI templates into NLI samples; print counts per domain, subtopic and type."""
     import warnings
 
+    from fairbound._io import input_files, write_all_atomic
     from fairbound._render import check_format
     from fairbound.nli import expand_templates, load_masked_templates, load_templates
     from fairbound.nli.expand import UndefinedSlotWarning
 
     fmt = check_format(fmt)
+    inputs = input_files(list(templates or []))
+    _check_table_output(output, inputs)
     loader = load_masked_templates if masked else load_templates
     tpl = loader(templates or None, domains=domain or None, subtopics=subtopic or None)
     with warnings.catch_warnings():
@@ -253,12 +257,12 @@ def expand_command(
     for w in res.warnings:
         typer.echo(f"warning: {w}", err=True)
     if output is not None:
-        _write_table(res.samples, output)
+        write_all_atomic([_table_output(res.samples, output)], inputs=inputs)
     counts = res.counts()
     if fmt == "json":
         typer.echo(json.dumps(res.to_dict(), indent=2))
     elif fmt == "csv":
-        typer.echo(counts.to_csv(index=False), nl=False)
+        echo_csv(counts)
     else:
         _print_frame(counts, title=f"{len(res.samples):,} samples")
         if output is not None:
@@ -318,10 +322,17 @@ def audit_command(
         "--label-map", help=_LABEL_MAP_HELP)] = None,
 ) -> None:
     """BBNLI bias measures with cluster-bootstrap intervals; paired comparison of two models."""
+    from fairbound._io import input_files, write_all_atomic
     from fairbound._render import check_format
     from fairbound.nli import audit_nli, compare_nli
 
     fmt = check_format(fmt)
+    inputs = input_files(samples, *[p for p in predictions if not p.startswith("column:")])
+    _check_table_output(output, inputs)
+    if html is not None:
+        from fairbound.cli._common import check_output_file
+
+        check_output_file("--html", html, (".html", ".htm"), "use .html", inputs=inputs)
     if not 1 <= len(predictions) <= 2:
         raise FairboundError(f"predictions: give one or two, got {len(predictions)}",
                              param="predictions")
@@ -348,12 +359,15 @@ def audit_command(
 
     measures = pd.concat(frames, ignore_index=True)
     measures = measures[["model"] + [c for c in measures.columns if c != "model"]]
+    files = []  # every output rendered first, then written all or none
     if output is not None:
-        _write_table(comparison.table if comparison is not None else measures, output)
+        files.append(_table_output(comparison.table if comparison is not None else measures,
+                                   output))
     if html is not None:
-        from fairbound.report import write_nli_report
+        from fairbound.report.nli_report import render_nli_report
 
-        write_nli_report(results, html, comparison)
+        files.append(("--html", html, render_nli_report(results, comparison).encode("utf-8")))
+    write_all_atomic(files, inputs=inputs)
     if fmt == "json":
         out = {"audits": [r.to_dict() for r in results]}
         if comparison is not None:
@@ -361,8 +375,7 @@ def audit_command(
         typer.echo(json.dumps(out, indent=2))
         return
     if fmt == "csv":
-        typer.echo((comparison.table if comparison is not None else measures)
-                   .to_csv(index=False), nl=False)
+        echo_csv(comparison.table if comparison is not None else measures)
         return
     for r in results:
         t = r.table
@@ -508,7 +521,7 @@ def extend_command(
         typer.echo(json.dumps(d, indent=2))
         return
     if fmt == "csv":
-        typer.echo(res.stats.to_csv(index=False), nl=False)
+        echo_csv(res.stats)
         return
     _print_frame(stages.rename(columns=_STAGE_HEADERS),
                  title="samples per stage (every column: stats.csv)")
@@ -694,16 +707,15 @@ def compare_command(
     and the drop (original - extended) with its interval, paired by premise template when
     the benchmarks share them (BBNLI-next reuses the BBNLI premises).
     """
+    from fairbound._io import input_files, write_all_atomic
     from fairbound._render import check_format
-    from fairbound.cli._common import check_output_file
     from fairbound.nli import compare_benchmarks
 
     fmt = check_format(fmt)
     mode, breakdown, chosen, bench = _compare_options(pairing, by, measures, names,
                                                       confidence_level, n_resamples, seed)
-    if output is not None:
-        output = check_output_file("--output", output, (".csv", ".parquet", ".jsonl"),
-                                   "use .csv, .parquet or .jsonl")
+    inputs = input_files(extended, original, *[m for m in (model or []) if Path(m).exists()])
+    _check_table_output(output, inputs)
     specs = list(model or [])
     maps = _label_maps(label_map, [m for m in specs if Path(m).is_dir()])
     ext = _read_extended(extended)
@@ -715,14 +727,14 @@ def compare_command(
         names=bench, measures=chosen, by=breakdown, pairing=mode,
         confidence_level=confidence_level, n_resamples=n_resamples, seed=seed)
     if output is not None:
-        _write_table(res.to_frame(), output)
+        write_all_atomic([_table_output(res.to_frame(), output)], inputs=inputs)
     if fmt == "json":
         d = res.to_dict()
         d["sources"] = {m: {"original": p[2], "extended": p[3]} for m, p in preds.items()}
         typer.echo(json.dumps(d, indent=2))
         return
     if fmt == "csv":
-        typer.echo(res.to_frame().to_csv(index=False), nl=False)
+        echo_csv(res.to_frame())
         return
     typer.echo(f"{bench[0]}: {len(orig):,} samples; {bench[1]}: {len(ext):,} samples")
     for m, p in preds.items():
@@ -781,7 +793,7 @@ def masked_templates_command(
             typer.echo(json.dumps(table.astype(object).where(table.notna(), None)
                                   .to_dict(orient="records"), indent=2))
         elif fmt == "csv":
-            typer.echo(table.to_csv(index=False), nl=False)
+            echo_csv(table)
         else:
             _print_frame(_table9_display(table), title=_TABLE9_TITLE)
     if check:

@@ -121,7 +121,9 @@ def plan_command(
         typer.echo(json.dumps(out, indent=2))
         return
     if fmt == "csv":
-        typer.echo(frame.to_csv(index=False), nl=False)
+        from fairbound.cli._common import echo_csv
+
+        echo_csv(frame)
         return
     con = console()
     settings = (f"C = {p.cost_max:g}, gamma = {p.gamma:g}, sigma^2 = {p.variance:g}"

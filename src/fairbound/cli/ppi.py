@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from fairbound._render import check_format, console, fmt_int, fmt_num
+from fairbound._render import check_format, console, fmt_int, fmt_num, plain
 from fairbound.cli._common import check_output_file, excluded_text, print_machine
 
 VERDICT_STYLE = {
@@ -17,7 +17,7 @@ VERDICT_STYLE = {
 
 
 def _name(g) -> str:
-    return " & ".join(map(str, g)) if isinstance(g, tuple) else str(g)
+    return plain(" & ".join(map(str, g)) if isinstance(g, tuple) else str(g))
 
 
 def _interval(lo, hi) -> str:
@@ -36,16 +36,16 @@ def print_ppi(result, *, fmt: str = "table") -> None:
     d = result.to_dict()
     excluded = excluded_text(d["excluded"])
     cols = d["columns"]
-    con.print(f"[bold]fairbound ppi[/] of {d['source']}  (engine: {d['engine']})")
-    con.print(f"gold label: {cols['label']}; proxy: {cols['proxy']}; prediction: "
-              f"{cols['prediction']}")
-    con.print(f"rows scanned: {d['n_rows']:,}; excluded: {excluded}")
+    con.print(f"[bold]fairbound ppi[/] of {plain(d['source'])}  (engine: {d['engine']})")
+    con.print(plain(f"gold label: {cols['label']}; proxy: {cols['proxy']}; prediction: "
+                    f"{cols['prediction']}"))
+    con.print(f"rows scanned: {d['n_rows']:,}; excluded: {plain(excluded)}")
     groups = ", ".join(
-        f"{g['group']} ({g['rows']:,} rows, {g['labeled']:,} gold, proxy agrees "
+        f"{_name(g['group'])} ({g['rows']:,} rows, {g['labeled']:,} gold, proxy agrees "
         f"{fmt_num(g['agreement'], 2)})" for g in d["groups"])
     con.print(f"groups: {groups}")
     if d["comparison"] == "vs-reference" and d["reference"] is not None:
-        con.print(f"reference group: {d['reference']}")
+        con.print(f"reference group: {_name(d['reference'])}")
     kind = ("guaranteed (finite-sample) intervals" if d["guaranteed"] else
             "prediction-powered PPI++ intervals (asymptotic)")
     con.print(f"{kind}; gap = rate_A - rate_B; labeled-only = the gold-labeled rows alone")
@@ -82,9 +82,9 @@ def print_ppi(result, *, fmt: str = "table") -> None:
     for c in result.comparisons:
         if c.note:
             con.print(f"[dim]note: {c.metric} {_name(c.group_a)} vs {_name(c.group_b)}: "
-                      f"{c.note}[/]")
+                      f"{plain(c.note)}[/]")
     for note in result.notes:
-        con.print(f"[dim]note: {note}[/]")
+        con.print(f"[dim]note: {plain(note)}[/]")
     how = ("drawn as these were" if d.get("batches") is not None else "Neyman-allocated")
     con.print("[dim]width: CI width / labeled-only width. gold needed (PPI++ / labeled-only): "
               f"total gold labels (A + B, {how}, at least those there now) at which "
@@ -146,11 +146,13 @@ def ppi_command(
     None,
 ) -> None:
     """Audit gaps from few gold labels and a proxy labeler (prediction-powered intervals)."""
+    from fairbound._io import input_files
     from fairbound.audit.ppi import ppi_audit
 
     fmt = check_format(fmt)
+    inputs = input_files(data)
     if json_out is not None:
-        check_output_file("--json", json_out)
+        check_output_file("--json", json_out, inputs=inputs)
     result = ppi_audit(data, group=group, label=label, proxy=proxy, prediction=pred,
                        metrics=metric or None, comparison=comparison, reference=reference,
                        confidence_level=confidence, error_control=error_control,
@@ -160,7 +162,8 @@ def ppi_command(
     if json_out is not None:
         from fairbound._io import write_all_atomic
 
-        write_all_atomic([("--json", json_out, result.to_json().encode("utf-8"))])
+        write_all_atomic([("--json", json_out, result.to_json().encode("utf-8"))],
+                         inputs=inputs)
     print_ppi(result, fmt=fmt)
 
 

@@ -45,14 +45,20 @@ def report_command(
     seed: Annotated[int, typer.Option(help="With --data: seed.")] = 0,
 ) -> None:
     """Write one self-contained HTML report from saved audit JSON files (or a new audit)."""
+    from fairbound._io import input_files, write_all_atomic
+    from fairbound.cli._common import check_output_file
     from fairbound.errors import FairboundError
-    from fairbound.report import write_audit_report, write_markdown
+    from fairbound.report import render_audit_report
     from fairbound.report._common import check_path
 
     check_path(out, (".html", ".htm"), param="out")
     if markdown is not None:
         check_path(markdown, (".md", ".markdown"), param="markdown")
     inputs = list(inputs or [])
+    read = input_files(inputs, data)
+    for option, path in (("--out", out), ("--markdown", markdown), ("--json", json_out)):
+        if path is not None:
+            check_output_file(option, path, inputs=read)
     if data is None and not inputs:
         raise FairboundError("report: give audit JSON files, or --data with --group to run "
                              "an audit", param="inputs")
@@ -72,15 +78,23 @@ def report_command(
         result = audit(data, group=group, label=label, prediction=pred, metrics=metric or None,
                        reference=reference, method=method, confidence_level=confidence,
                        pos_label=pos_label, seed=seed)
-        if json_out is not None:
-            result.to_json(json_out)
         results = [result]
     else:
         results = inputs
-    path = write_audit_report(results, out, title=title, figures=not no_figures)
-    typer.echo(f"HTML report written to {path}")
+    # every output rendered first, then written all or none
+    files = [("--out", out, render_audit_report(results, title=title,
+                                                figures=not no_figures).encode("utf-8"))]
     if markdown is not None:
-        typer.echo(f"Markdown written to {write_markdown(results, markdown)}")
+        from fairbound.report.markdown import markdown_text
+
+        files.append(("--markdown", markdown,
+                      markdown_text(results).encode("utf-8")))
+    if json_out is not None:
+        files.append(("--json", json_out, results[0].to_json().encode("utf-8")))
+    write_all_atomic(files, inputs=read)
+    typer.echo(f"HTML report written to {out}")
+    if markdown is not None:
+        typer.echo(f"Markdown written to {markdown}")
 
 
 def register(app: typer.Typer) -> None:

@@ -89,20 +89,22 @@ def bbu_command(
                    f"{r.intervals:,}")
     con.print(t2)
     if csv is not None:
-        from fairbound._io import write_text_atomic
+        from fairbound._io import csv_text, input_files, write_text_atomic
 
-        write_text_atomic(csv, study.table.to_csv(index=False))
+        write_text_atomic(csv, csv_text(study.table), param="--csv",
+                          inputs=input_files(paths))
     if figure is not None:
         import io
 
-        from fairbound._io import write_bytes_atomic
+        from fairbound._io import input_files, write_bytes_atomic
         from fairbound.viz.coverage import plot_coverage, plot_genre_intervals
 
         fig = (plot_genre_intervals(study) if figure_kind == "paper"
                else plot_coverage(study))
         buf = io.BytesIO()
         fig.savefig(buf, format=figure.suffix.lower().lstrip("."), dpi=120)
-        write_bytes_atomic(figure, buf.getvalue())
+        write_bytes_atomic(figure, buf.getvalue(), param="--figure",
+                           inputs=input_files(paths))
         con.print(f"figure written to {figure}")
 
 

@@ -2,25 +2,14 @@
 
 from __future__ import annotations
 
-import io
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from fairbound._render import console, fmt_int, fmt_num
+from fairbound._render import console, fmt_int, fmt_num, plain
 
 _TABLES = (".csv", ".parquet")
-
-
-def _table_bytes(frame, path: Path) -> bytes:
-    """``frame`` as CSV or Parquet bytes, by ``path``'s suffix."""
-    buf = io.BytesIO()
-    if path.suffix.lower() == ".parquet":
-        frame.to_parquet(buf, index=False)
-    else:
-        frame.to_csv(buf, index=False)
-    return buf.getvalue()
 
 
 def sample_command(
@@ -55,22 +44,26 @@ def sample_command(
     fmt: Annotated[str, typer.Option("--format", help="table | json")] = "table",
 ) -> None:
     """Choose the rows to annotate next (group-stratified, from the proxy's uncertainty)."""
-    from fairbound._io import write_all_atomic
+    from fairbound._io import input_files, table_bytes, write_all_atomic
     from fairbound._validate import check_choice
     from fairbound.audit.sampling import sample_for_annotation
     from fairbound.cli._common import check_output_file
 
     fmt = check_choice(fmt, ("table", "json"), "format", fold=True)
+    # --out may be the data file itself (the documented in-place workflow: the design grows
+    # batch by batch); --annotate never is, nor the --out file
+    inputs = input_files(data)
     out = check_output_file("--out", out, _TABLES, "use .csv or .parquet")
     if annotate is not None:
-        annotate = check_output_file("--annotate", annotate, _TABLES, "use .csv or .parquet")
+        annotate = check_output_file("--annotate", annotate, _TABLES, "use .csv or .parquet",
+                                     inputs=inputs)
     s = sample_for_annotation(data, group=group, budget=budget, proxy_score=proxy_score,
                               label=label, batch=batch, seed=seed, allocation=allocation,
                               mix=mix)
-    outputs = [("--out", out, _table_bytes(s.data, out))]
+    outputs = [("--out", out, table_bytes(s.data, out))]
     if annotate is not None:
-        outputs.append(("--annotate", annotate, _table_bytes(s.selected, annotate)))
-    write_all_atomic(outputs)
+        outputs.append(("--annotate", annotate, table_bytes(s.selected, annotate)))
+    write_all_atomic(outputs)  # also refuses --annotate naming the --out file
     if fmt == "json":
         import json
 
@@ -84,7 +77,8 @@ def sample_command(
                 "probability"):
         t.add_column(col, justify="left" if col == "group" else "right")
     for g in s.groups:
-        name = " & ".join(map(str, g.group)) if isinstance(g.group, tuple) else str(g.group)
+        name = plain(" & ".join(map(str, g.group)) if isinstance(g.group, tuple)
+                     else g.group)
         prob = ("-" if g.candidates == 0 else
                 f"{fmt_num(g.min_probability, 3)} - {fmt_num(g.max_probability, 3)}")
         t.add_row(name, fmt_int(g.rows), fmt_int(g.labeled), fmt_int(g.candidates),
@@ -92,16 +86,16 @@ def sample_command(
     con = console()
     con.print(t)
     for note in s.notes:
-        con.print(f"[yellow]note:[/] {note}")
+        con.print(f"[yellow]note:[/] {plain(note)}")
     label_col = label or "<gold label column>"
-    con.print(
+    con.print(plain(
         f"Wrote {out}" + (f" and {annotate}" if annotate is not None else "") +
         f". Annotate the rows with {s.batch_column} = {s.batch} (every one of them), fill "
         f"{label_col} in {out.name}, then audit with\n  fairbound ppi {out.name} --group "
         f"{' --group '.join(group)} --label {label_col} --proxy <proxy label> --prediction "
         f"<prediction> --sampling-probability {s.probability_column} --batch "
         f"{s.batch_column} --looks <batches you plan>\nand draw the next batch only if a gap "
-        "is still open.", soft_wrap=True)
+        "is still open."), soft_wrap=True)
 
 
 def register(app: typer.Typer) -> None:

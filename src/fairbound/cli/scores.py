@@ -145,6 +145,9 @@ def scores_command(
         help="SQL condition selecting rows, e.g. \"split = 'test'\" (checked).")] = None,
     band: Annotated[str, typer.Option(
         help="Threshold-sweep band: dkw (finite-sample) | sup-t (asymptotic)")] = "dkw",
+    max_comparisons: Annotated[int, typer.Option(
+        "--max-comparisons", help="Refuse audits with more comparisons than this.")
+    ] = 10_000,
     fmt: Annotated[str, typer.Option("--format", help="table | json | csv")] = "table",
     json_out: Annotated[Path | None, typer.Option("--json", help="Also write JSON here.")] =
     None,
@@ -152,19 +155,21 @@ def scores_command(
         "--html", help="Also write a self-contained HTML report here.")] = None,
 ) -> None:
     """Audit scores by group: AUC, calibration and threshold sweeps with verdicts."""
+    from fairbound._io import input_files
     from fairbound.audit.scores import score_audit
 
     fmt = check_format(fmt)
     parsed_bins = parse_bins(bins)
+    inputs = input_files(data)
     if json_out is not None:
-        check_output_file("--json", json_out)
+        check_output_file("--json", json_out, inputs=inputs)
     if html_out is not None:
-        check_output_file("--html", html_out, (".html", ".htm"), "use .html")
+        check_output_file("--html", html_out, (".html", ".htm"), "use .html", inputs=inputs)
     result = score_audit(
         data, group=group if len(group) > 1 else group[0], label=label, score=score,
         bins=parsed_bins, comparison=comparison, reference=reference,
         confidence_level=confidence, error_control=error_control, pos_label=pos_label,
-        where=where, band=band)
+        where=where, band=band, max_comparisons=max_comparisons)
     # render every output first, then write them all or none
     outputs = []
     if json_out is not None:
@@ -176,7 +181,7 @@ def scores_command(
     if outputs:
         from fairbound._io import write_all_atomic
 
-        write_all_atomic(outputs)
+        write_all_atomic(outputs, inputs=inputs)
     print_scores(result, fmt=fmt)
 
 

@@ -96,7 +96,9 @@ def simulate_command(
             out["peeking"] = pk.to_dict()
         text = json.dumps(out, indent=2, default=float) + "\n"
     elif fmt == "csv":
-        text = sim.to_frame().to_csv(index=False)
+        from fairbound._io import csv_text
+
+        text = csv_text(sim.to_frame())
     else:
         text = _tables(sim, pw, pk)
     if output is not None:

@@ -11,6 +11,7 @@ from typing import Annotated
 import typer
 
 from fairbound._validate import check_choice, check_choices
+from fairbound.cli._common import check_output_file, echo_csv
 from fairbound.errors import FairboundError
 
 stability_app = typer.Typer(rich_markup_mode=None,
@@ -208,23 +209,29 @@ def summary_command(
     if out is not None and out.is_dir():
         raise FairboundError(f"out: {str(out)!r} is a folder; give a file name such as "
                              "summary.csv", param="out")
+    from fairbound._io import input_files
+
+    inputs = input_files(store)
+    if out is not None:
+        check_output_file("out", out, inputs=inputs)
     from fairbound.stability.summary import check_min_per_group
 
     check_min_per_group(min_per_group, "min_per_group")
     res = load_study(store)
     s = res.summary(min_per_group=min_per_group)
     if out is not None:
-        from fairbound._io import write_all_atomic
+        from fairbound._io import csv_text, write_all_atomic
 
-        write_all_atomic([("out", out, s.to_csv(index=False).encode("utf-8"))])
+        write_all_atomic([("out", out, csv_text(s).encode("utf-8"))], inputs=inputs)
     if fmt == "csv":
-        typer.echo(s.to_csv(index=False), nl=False)
+        echo_csv(s)
         return
     if fmt == "json":
         typer.echo(s.to_json(orient="records", indent=2))
         return
-    from rich.console import Console
     from rich.table import Table
+
+    from fairbound._render import console, plain
 
     table = Table(header_style="bold")
     cols = [("condition", "condition"), ("size", "size"), ("metric", "metric"),
@@ -239,7 +246,7 @@ def summary_command(
         cells = []
         for _title, c in cols:
             if c is None:
-                cells.append(f"{r['group_a']} - {r['group_b']}")
+                cells.append(plain(f"{r['group_a']} - {r['group_b']}"))
                 continue
             if c in hidden and bool(r.get("filtered", False)):
                 cells.append("filtered")  # the reason is in the CSV / JSON output
@@ -247,17 +254,17 @@ def summary_command(
             v = r[c]
             cells.append(f"{v:.3f}" if isinstance(v, float) and c not in ("mean_n_a",
                                                                            "mean_n_b")
-                         else (f"{v:,.0f}" if isinstance(v, float) else str(v)))
+                         else (f"{v:,.0f}" if isinstance(v, float) else plain(v)))
         table.add_row(*cells)
     import sys
 
-    con = Console(width=None if sys.stdout.isatty() else 200)
+    con = console(width=None if sys.stdout.isatty() else 200)
     con.print(table)
     if "filtered" in s.columns and s["filtered"].astype(bool).any():
         f = s[s["filtered"].astype(bool)]
-        con.print(f"{len(f)} of {len(s)} cells filtered; e.g. {f['metric'].iloc[0]} "
-                  f"class {f['class'].iloc[0]} at size {f['size'].iloc[0]:,}: "
-                  f"{f['filter_reason'].iloc[0]} (--format csv lists every reason)")
+        con.print(plain(f"{len(f)} of {len(s)} cells filtered; e.g. {f['metric'].iloc[0]} "
+                        f"class {f['class'].iloc[0]} at size {f['size'].iloc[0]:,}: "
+                        f"{f['filter_reason'].iloc[0]} (--format csv lists every reason)"))
 
 
 def report_command(
@@ -290,6 +297,10 @@ def report_command(
     if html is not None and html.is_dir():
         raise FairboundError(f"html: {str(html)!r} is a folder; give a file name such as "
                              "report.html", param="html")
+    if html is not None:
+        from fairbound._io import input_files
+
+        check_output_file("html", html, inputs=input_files(store))
     from fairbound.stability.summary import check_min_per_group
 
     check_min_per_group(min_per_group, "min_per_group")
@@ -315,9 +326,7 @@ def debias_command(
     name: Annotated[str, typer.Option(help="Neutral first name.")] = "Camille",
 ) -> None:
     """Rewrite gender indicators of a text column (all-female or all-male)."""
-    import io
-
-    from fairbound._io import write_all_atomic
+    from fairbound._io import input_files, table_bytes, write_all_atomic
     from fairbound.stability.study import TextDebias
 
     suffix = dest.suffix.lower()
@@ -326,17 +335,12 @@ def debias_command(
                              param="dest")
     if dest.is_dir():
         raise FairboundError(f"dest: {str(dest)!r} is a folder; give a file name", param="dest")
+    inputs = input_files(str(source))
+    check_output_file("dest", dest, inputs=inputs)
     df = read_table(str(source), "source")
     out = TextDebias(column, variant, name)(df)
-    if suffix == ".csv":
-        data = out.to_csv(index=False).encode("utf-8")
-    elif suffix == ".parquet":
-        buf = io.BytesIO()
-        out.to_parquet(buf, index=False)
-        data = buf.getvalue()
-    else:
-        data = out.to_json(orient="records", lines=True).encode("utf-8")
-    write_all_atomic([("dest", dest, data)])  # whole or not at all
+    # whole or not at all, never over the source
+    write_all_atomic([("dest", dest, table_bytes(out, dest))], inputs=inputs)
     typer.echo(f"{len(out):,} rows written to {dest}")
 
 

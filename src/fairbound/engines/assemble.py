@@ -109,6 +109,17 @@ def checking_groups(check: Callable[[int], None]) -> Iterator[None]:
         _GROUP_CHECK.reset(token)
 
 
+def check_groups(rows: list[Mapping], plan: Plan) -> None:
+    """Run the :func:`checking_groups` check (if any) on the groups of ``rows``.
+
+    :func:`assemble` calls it; an engine that does more work between its scan and
+    :func:`assemble` (a second scan for cost samples) calls it first.
+    """
+    check = _GROUP_CHECK.get()
+    if check is not None:
+        check(count_groups(rows, plan))
+
+
 def count_groups(rows: list[Mapping], plan: Plan) -> int:
     """The number of groups :func:`assemble` finds in ``rows``, without sorting them.
 
@@ -173,9 +184,7 @@ def assemble(
     if plan.where is not None:
         key_names.append("w")
     rows = list(rows)
-    check = _GROUP_CHECK.get()
-    if check is not None:
-        check(count_groups(rows, plan))
+    check_groups(rows, plan)
     n_rows = sum(int(r["n"]) for r in rows)
     excluded = Excluded()
     groups: set = set()

@@ -19,6 +19,7 @@ import numpy as np
 
 from fairbound.engines.assemble import (
     assemble,
+    check_groups,
     collected_size,
     group_key,
     hashed_threshold,
@@ -278,7 +279,28 @@ def _read_csv(con, arg, paths: list[str], shown: str):
         problem = _ragged_in(paths, separator)
         if problem is not None:
             raise FairboundError(problem, param="data")
-    return rel
+    return _unescaped(rel)
+
+
+def _unescaped(rel):
+    """``rel`` with the spreadsheet escape of fairbound's CSV writer undone.
+
+    fairbound writes a text cell that a spreadsheet would run as a formula with a leading
+    apostrophe (:func:`fairbound._io.csv_text`); reading it back drops that apostrophe from
+    the text columns and the column names (:data:`fairbound._io.SQL_UNESCAPE`), so the
+    design file of ``fairbound sample`` audits with the group names it was drawn from.
+    DuckDB computes the expression only for the columns a query reads.
+    """
+    from fairbound._io import SQL_UNESCAPE, unescape_cell
+
+    columns = list(rel.columns)
+    text = {c for c, t in zip(columns, rel.types, strict=True) if str(t).upper() == "VARCHAR"}
+    names = [unescape_cell(c) for c in columns]
+    if not text and names == columns:
+        return rel
+    terms = [(SQL_UNESCAPE.format(c=quote(c)) if c in text else quote(c)) + f" AS {quote(n)}"
+             for c, n in zip(columns, names, strict=True)]
+    return rel.project(", ".join(terms))
 
 
 def _quote_in_head(path: str, size: int = 1 << 16) -> bool:
@@ -942,6 +964,7 @@ def aggregate_duckdb(data, spec: AggregateSpec) -> Aggregates:
             rows, nbytes = _fetch_dicts(con, stats_query(plan, "src", distinct=want_samples))
             samples = None
             if want_samples:
+                check_groups(rows, plan)  # too many groups: refused before the second scan
                 samples, more = _cost_samples(con, plan, spec, rows, source)
                 nbytes += more
         return assemble(rows, plan, spec, engine=source.engine, source=source.description,

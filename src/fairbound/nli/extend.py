@@ -98,7 +98,10 @@ def _write(df: pd.DataFrame, path: Path) -> None:
     """Write atomically (temporary file, then rename), so a kill never leaves half a file."""
     tmp = path.with_name(path.name + ".tmp")
     if path.suffix == ".csv":
-        df.to_csv(tmp, index=False)
+        from fairbound._io import csv_text
+
+        # safe to open in a spreadsheet; read_table undoes the escape
+        tmp.write_text(csv_text(df), encoding="utf-8")
     else:
         df.to_parquet(tmp, index=False)
     os.replace(tmp, path)

@@ -544,10 +544,12 @@ def read_table(path, *, param: str) -> pd.DataFrame:
             return pd.read_json(p, lines=True, dtype=False)
         if suffix == ".json":
             return pd.read_json(p, dtype=False)
-        if suffix in (".tsv", ".tab"):
-            return pd.read_csv(p, sep="\t", keep_default_na=False, na_values=[""])
-        if suffix == ".csv":
-            return pd.read_csv(p, keep_default_na=False, na_values=[""])
+        if suffix in (".tsv", ".tab", ".csv"):
+            from fairbound._io import unescape_frame
+
+            # fairbound's own CSVs escape formula-like text (fairbound._io.csv_text)
+            return unescape_frame(pd.read_csv(p, sep="," if suffix == ".csv" else "\t",
+                                              keep_default_na=False, na_values=[""]))
     except (ValueError, OSError) as exc:
         raise FairboundError(f"{param}: cannot read {str(p)!r}: {str(exc).splitlines()[0]}",
                              param=param) from exc

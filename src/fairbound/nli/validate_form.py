@@ -32,7 +32,10 @@ def _read(path: Path) -> pd.DataFrame:
     if not path.is_file():
         raise FairboundError(f"validations: file {str(path)!r} does not exist",
                              param="validations")
-    table = pd.read_csv(path, keep_default_na=False, dtype=str)
+    from fairbound._io import unescape_frame
+
+    # the form is fairbound's CSV (nli.extend._write): undo its spreadsheet escape
+    table = unescape_frame(pd.read_csv(path, keep_default_na=False, dtype=str))
     need = {"hypothesis_id", "hypothesis", "category"}
     if not need <= set(table.columns):
         raise FairboundError(f"validations: {str(path)!r} needs columns hypothesis_id, "

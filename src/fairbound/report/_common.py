@@ -140,21 +140,16 @@ def fci(lo, hi, *, signed: bool = False) -> str:
     return f"[{fnum(lo, signed=signed)}, {fnum(hi, signed=signed)}]"
 
 
-def write_page(path: Path, text: str) -> Path:
-    """Write a page atomically, with the permissions a new file would normally get.
+def write_page(path: Path, text: str, *, param: str = "path", inputs=()) -> Path:
+    """Write a page whole or not at all (:func:`fairbound._io.write_text_atomic`).
 
-    The atomic writer goes through a private temporary file (mode 0600); a report is meant
-    to be shared, so the usual ``0666 & ~umask`` mode is restored.
+    A new file gets the permissions a plain ``open`` would give it (``0666 & ~umask``), as
+    a report is meant to be shared; a named pipe or a device is written in place, never
+    replaced or changed.
     """
-    import os
-
     from fairbound._io import write_text_atomic
 
-    out = write_text_atomic(path, text)
-    mask = os.umask(0)
-    os.umask(mask)
-    os.chmod(out, 0o666 & ~mask)
-    return out
+    return write_text_atomic(path, text, param=param, inputs=inputs)
 
 
 def check_title(title, default: str) -> str:

@@ -26,6 +26,7 @@ from pathlib import Path
 
 from markupsafe import Markup
 
+from fairbound._io import escape_cell
 from fairbound.report._common import (
     NO_FIGURES,
     check_path,
@@ -450,7 +451,6 @@ CSV_COLUMNS = ("category", "group", "applicants", "share", "in_impact_ratios", "
                "confidence_level", "error_control", "method", "threshold", "verdict",
                "n_needed", "note", "data_source", "date_from", "date_to")
 
-_FORMULA = ("=", "+", "-", "@", "\t", "\r")
 
 
 def _cell(v):
@@ -465,8 +465,7 @@ def _cell(v):
         return "inf" if math.isinf(v) else repr(v)
     if isinstance(v, int):
         return str(v)
-    text = str(v)
-    return "'" + text if text.startswith(_FORMULA) else text
+    return escape_cell(str(v))  # the one spreadsheet escape of every fairbound CSV
 
 
 def ll144_records(result) -> list[dict]:
@@ -519,8 +518,8 @@ def ll144_records(result) -> list[dict]:
 def render_ll144_csv(result) -> str:
     """The Local Law 144 table as CSV text (columns :data:`CSV_COLUMNS`).
 
-    Text cells that a spreadsheet would read as a formula (starting with ``=``, ``+``,
-    ``-``, ``@``) get a leading ``'``; an infinite upper end is written ``inf``.
+    Text cells that a spreadsheet would read as a formula get a leading ``'``
+    (:func:`fairbound._io.escape_cell`); an infinite upper end is written ``inf``.
 
     Examples
     --------

@@ -171,9 +171,13 @@ def write_markdown(result, path, *, title: str | None = None) -> Path:
     '.md'
     """
     p = check_path(path, (".md", ".markdown"))
+    return write_page(p, markdown_text(result, title=title))
+
+
+def markdown_text(result, *, title: str | None = None) -> str:
+    """:func:`to_markdown` of one audit, or of several one after the other."""
     items = result if isinstance(result, list | tuple) else [result]
-    text = "\n".join(to_markdown(r, title=title if len(items) == 1 else None) for r in items)
-    return write_page(p, text)
+    return "\n".join(to_markdown(r, title=title if len(items) == 1 else None) for r in items)
 
 
-__all__ = ["md_escape", "to_markdown", "write_markdown"]
+__all__ = ["markdown_text", "md_escape", "to_markdown", "write_markdown"]

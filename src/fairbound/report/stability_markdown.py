@@ -62,6 +62,13 @@ def _runs_per_cell(runs: pd.DataFrame) -> str:
     return str(lo) if lo == hi else f"{lo} to {hi}"
 
 
+def _write_csv(frame, path: Path) -> None:
+    """One table of the report folder, whole or not at all, safe to open in a spreadsheet."""
+    from fairbound._io import csv_text, write_text_atomic
+
+    write_text_atomic(path, csv_text(frame), param="out")
+
+
 def write_report(
     result,
     directory: str | Path,
@@ -118,20 +125,20 @@ def write_report(
     summary = result.summary(min_per_group=min_per_group or 0)
     scores = result.score_summary()
     sizes_t = result.compare_sizes(correction=correction)
-    gaps.to_csv(out / "gaps.csv", index=False)
-    result.runs.to_csv(out / "runs.csv", index=False)
-    summary.to_csv(out / "summary.csv", index=False)
+    _write_csv(gaps, out / "gaps.csv")
+    _write_csv(result.runs, out / "runs.csv")
+    _write_csv(summary, out / "summary.csv")
     filtered = (summary[summary["filtered"].astype(bool)] if min_per_group
                 and "filtered" in summary.columns else None)
     if filtered is not None:
-        filtered.to_csv(out / "filtered.csv", index=False)
-    scores.to_csv(out / "scores.csv", index=False)
-    sizes_t.to_csv(out / "tests_sizes.csv", index=False)
+        _write_csv(filtered, out / "filtered.csv")
+    _write_csv(scores, out / "scores.csv")
+    _write_csv(sizes_t, out / "tests_sizes.csv")
     conds_t = None
     if gaps["condition"].nunique() > 1:
         conds_t = result.compare_conditions(correction=correction,
                                             tests=("student", "welch", "paired"))
-        conds_t.to_csv(out / "tests_conditions.csv", index=False)
+        _write_csv(conds_t, out / "tests_conditions.csv")
 
     cfg = result.config
     lines = [

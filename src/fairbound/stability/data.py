@@ -81,7 +81,10 @@ def read_frame(path: str | Path, *, param: str = "data") -> pd.DataFrame:
     kind = {".csv": "CSV", ".parquet": "Parquet", ".jsonl": "JSON lines"}.get(suffix, "JSON")
     try:
         if suffix == ".csv":
-            return pd.read_csv(p)
+            from fairbound._io import unescape_frame
+
+            # fairbound's own CSVs (stability debias) escape formula-like text
+            return unescape_frame(pd.read_csv(p))
         if suffix == ".parquet":
             return pd.read_parquet(p)
         return pd.read_json(p, lines=suffix == ".jsonl")
