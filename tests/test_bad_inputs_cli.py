@@ -258,7 +258,7 @@ CLI_CASES = [
     ("out-report-failed-audit", "report --data ragged.csv -g g -y y -p p -o out/r.html",
      "data: line 57 of ragged.csv has 9 fields, the header has 8"),
     ("out-nli-suffix", "nli audit --samples samples.csv -p pred.csv -o out/m.xyz",
-     "output: unsupported file type '.xyz' (use .csv, .parquet or .jsonl)"),
+     "--output: unsupported file type '.xyz' (use .csv, .parquet or .jsonl)"),
     ("out-stability-summary-folder", "stability summary nostudy --out .",
      "out: '.' is a folder; give a file name such as summary.csv"),
     ("out-stability-report-file", "stability report nostudy --out ok.csv",
@@ -553,6 +553,7 @@ def test_every_case_is_in_the_table():
     assert not missing, f"rows missing from {DOC.name}: {missing}"
     rows = [t for t in text.splitlines() if re.match(r"\| \d+ \|", t)]
     assert len(rows) >= 60
-    cited = set(re.findall(r"`(tests/[\w/]+\.py)::", text))
-    for path in cited:
+    cited = set(re.findall(r"`(tests/[\w/]+\.py)::(\w+)", text))
+    for path, name in cited:
         assert (DOC.parents[1] / path).is_file(), path
+        assert f"def {name}(" in (DOC.parents[1] / path).read_text(), f"{path}::{name}"
