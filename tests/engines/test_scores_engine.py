@@ -201,4 +201,4 @@ def test_the_engine_does_not_import_the_statistics():
     assert {m for m in imported if m.startswith("fairbound")} <= {
         "fairbound.errors", "fairbound._validate", "fairbound.labels", "fairbound.engines.base",
         "fairbound.engines.assemble", "fairbound.engines.duckdb_engine",
-        "fairbound.engines.sql"}
+        "fairbound.engines.spark", "fairbound.engines.sql"}

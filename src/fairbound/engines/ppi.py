@@ -5,7 +5,10 @@ many rows have each combination of (labeled or not, gold label, proxy label, pre
 ``GROUP BY group, label IS NULL, label, proxy, prediction`` in one scan, through DuckDB
 (files, globs, DuckDB databases, pandas / polars / Arrow data, dicts of arrays), with the
 source opened and type-checked exactly as the main audit opens it
-(:func:`fairbound.engines.duckdb_engine.open_source`).
+(:func:`fairbound.engines.duckdb_engine.open_source`), or through Spark SQL for a Spark
+DataFrame: the same query (:func:`ppi_query`, :func:`score_query`) printed for Spark and
+run over a temporary view (:func:`fairbound.engines.spark.open_spark`); the rows it returns
+are assembled by the same code, so both engines give the same counts.
 
 * A missing gold label means **unlabeled**, not excluded: such a row carries only the
   proxy label and the prediction.
@@ -195,9 +198,27 @@ def _check_mixed_proxy(data, term: Term) -> None:
                              f"and {b!r}); give every row one type", param="proxy")
 
 
+def _floor(x: str, dialect: str) -> str:
+    """``floor(x)`` of a DOUBLE as a DOUBLE, as DuckDB computes it, in either dialect.
+
+    Spark's ``floor`` of a DOUBLE is a BIGINT, which overflows (an error under ANSI mode)
+    beyond 2^63 and has no infinities; every DOUBLE of magnitude 2^52 or more is already a
+    whole number, so Spark floors only the smaller ones.
+    """
+    if dialect != "spark":
+        return f"floor({x})"
+    return f"CASE WHEN abs({x}) < 4.503599627370496E15 THEN CAST(floor({x}) AS DOUBLE) ELSE {x} END"
+
+
 def ppi_query(plan: Plan, proxy: Term, relation: str = "src", *,
-              probability: Term | None = None, batch: Term | None = None) -> str:
-    """The one ``GROUP BY group, label IS NULL, label, proxy, prediction`` (DuckDB SQL).
+              probability: Term | None = None, batch: Term | None = None,
+              dialect: str = "duckdb") -> str:
+    """The one ``GROUP BY group, label IS NULL, label, proxy, prediction``.
+
+    Printed for ``dialect`` (``"duckdb"`` or ``"spark"``): the same query runs on both
+    engines (``count(*) FILTER (WHERE ...)`` is Spark SQL too); two spellings differ where
+    Spark lacks DuckDB's behaviour (:func:`_floor`, and ``1 / 0.0``, which is ``inf`` in
+    DuckDB but an error in ANSI Spark).
 
     Columns: ``g0..`` (group keys), ``u`` (the gold label is missing), ``y``, ``f``,
     ``p`` (gold, proxy, prediction), ``w`` (the filter, when there is one) and ``n``.
@@ -205,33 +226,36 @@ def ppi_query(plan: Plan, proxy: Term, relation: str = "src", *,
     (the probability is missing), and per cell ``sw = sum(1 / q)``, ``sw2 = sum(1 / q^2)``,
     ``qmin``, ``qmax`` and ``bfrac`` (rows whose batch is not a whole number).
     """
-    exprs = [f"{t.sql('duckdb')} AS g{i}" for i, t in enumerate(plan.group)]
-    exprs += [f"{plan.label.sql('duckdb')} AS y", f"{proxy.sql('duckdb')} AS f",
-              f"{plan.prediction.sql('duckdb')} AS p"]
+    exprs = [f"{t.sql(dialect)} AS g{i}" for i, t in enumerate(plan.group)]
+    exprs += [f"{plan.label.sql(dialect)} AS y", f"{proxy.sql(dialect)} AS f",
+              f"{plan.prediction.sql(dialect)} AS p"]
     keys = [f"g{i}" for i in range(len(plan.group))] + ["u", "y", "f", "p"]
     if plan.where is not None:
-        exprs.append(f"{where_sql(plan, 'duckdb')} AS w")
+        exprs.append(f"{where_sql(plan, dialect)} AS w")
         keys.append("w")
     sums = ""
     if probability is not None:
-        exprs.append(f"nullif(CAST({probability.sql('duckdb')} AS DOUBLE), "
+        exprs.append(f"nullif(CAST({probability.sql(dialect)} AS DOUBLE), "
                      "CAST('NaN' AS DOUBLE)) AS q")
         keys.append("qn")
         if batch is not None:
-            exprs.append(f"nullif(CAST({batch.sql('duckdb')} AS DOUBLE), "
+            exprs.append(f"nullif(CAST({batch.sql(dialect)} AS DOUBLE), "
                          "CAST('NaN' AS DOUBLE)) AS bx")
             keys.append("b")
+        inv2 = "1.0 / (q * q)"
+        if dialect == "spark":  # DuckDB's 1 / 0.0 is inf; ANSI Spark raises (q * q underflows)
+            inv2 = "CASE WHEN q * q > 0 THEN 1.0 / (q * q) ELSE CAST('Infinity' AS DOUBLE) END"
         sums = (", sum(CASE WHEN q > 0 THEN 1.0 / q END) AS sw, "
-                "sum(CASE WHEN q > 0 THEN 1.0 / (q * q) END) AS sw2, "
+                f"sum(CASE WHEN q > 0 THEN {inv2} END) AS sw2, "
                 "min(q) AS qmin, max(q) AS qmax")
         if batch is not None:
-            sums += ", count(*) FILTER (WHERE bx <> floor(bx)) AS bfrac"
+            sums += f", count(*) FILTER (WHERE bx <> {_floor('bx', dialect)}) AS bfrac"
     inner = f"SELECT {', '.join(exprs)} FROM {relation}"
     derived = "(y IS NULL) AS u"
     if probability is not None:
         derived += ", (q IS NULL) AS qn"
         if batch is not None:
-            derived += ", floor(bx) AS b"
+            derived += f", {_floor('bx', dialect)} AS b"
     return (f"SELECT {', '.join(keys)}, count(*) AS n{sums} FROM "
             f"(SELECT *, {derived} FROM ({inner}) t0) t GROUP BY {', '.join(keys)}")
 
@@ -243,9 +267,9 @@ def ppi_counts(data, *, group, label: str, proxy: str, prediction: str, pos_labe
 
     Parameters
     ----------
-    data : path, glob, list of paths, DataFrame, Table, dict or DuckDB database
-        What :func:`fairbound.engines.aggregate` reads with DuckDB (Spark is not supported
-        here).
+    data : path, glob, list of paths, DataFrame, Table, dict, DuckDB database or Spark DataFrame
+        What :func:`fairbound.engines.aggregate` reads: DuckDB for files and in-memory
+        data, Spark SQL for a Spark DataFrame (only the count table reaches the driver).
     group : str or list of str
         Protected-attribute column(s); several form intersectional groups.
     label : str
@@ -299,16 +323,8 @@ def ppi_counts(data, *, group, label: str, proxy: str, prediction: str, pos_labe
     >>> int(t.labeled[0, 1, 1, 1]), int(t.unlabeled[0, 1, 0])
     (1, 1)
     """
-    import duckdb
-
-    from fairbound.engines.duckdb_engine import check_types, open_source, scan_errors
-
     if data is None:
         raise FairboundError("data: got None", param="data")
-    if type(data).__module__.startswith("pyspark"):
-        raise FairboundError("data: prediction-powered audits read files and in-memory "
-                             "frames through DuckDB; Spark DataFrames are not supported yet",
-                             param="data")
     groups = _groups(group)
     label = _check_text(label, "label")
     proxy = _check_text(proxy, "proxy")
@@ -340,6 +356,48 @@ def ppi_counts(data, *, group, label: str, proxy: str, prediction: str, pos_labe
     # narrowed to the columns read, JSON columns made plain) opens exactly as for an audit
     spec = AggregateSpec(group=groups, label=label, prediction=prediction, cost=proxy,
                          where=where, extra=extra)
+    if type(data).__module__.startswith("pyspark"):
+        rows, plan, engine, description = _spark_rows(data, spec, proxy_kind)
+    else:
+        rows, plan, engine, description = _duckdb_rows(data, spec, proxy_kind)
+    if proxy_kind == "score":
+        rows = _threshold_scores(rows, plan, label=label, prediction=prediction,
+                                 pos_label=pos_label, proxy=proxy)
+    table = _assemble(rows, plan, label=label, proxy=proxy, prediction=prediction,
+                      pos_label=pos_label, engine=engine, source=description,
+                      groups=groups)
+    if proxy_kind == "score":
+        return replace(table, scores=_score_sums(rows, table, plan),
+                       columns=dict(table.columns, proxy_kind="score"))
+    if sampling_probability is None:
+        return table
+    weights, batches = _weights(rows, table, plan, sampling_probability, batch, label)
+    columns = dict(table.columns, sampling_probability=sampling_probability)
+    if batch is not None:
+        columns["batch"] = batch
+    return replace(table, batches=batches, weights=weights, columns=columns)
+
+
+def _query(plan: Plan, spec: AggregateSpec, proxy_kind: str, relation: str,
+           dialect: str) -> str:
+    """The statistics query of a prediction-powered audit, printed for either engine.
+
+    The proxy travels in the plan's ``cost`` slot, the sampling probability and the batch
+    in its ``extra`` terms (named by ``spec.extra``).
+    """
+    if proxy_kind == "score":
+        return score_query(plan, plan.cost, relation, dialect=dialect)
+    terms = dict(zip((k for k, _ in spec.extra), plan.extra, strict=True))
+    return ppi_query(plan, plan.cost, relation, probability=terms.get("sampling_probability"),
+                     batch=terms.get("batch"), dialect=dialect)
+
+
+def _duckdb_rows(data, spec: AggregateSpec, proxy_kind: str):
+    """``(rows, plan, engine, description)``: the statistics query run by DuckDB."""
+    import duckdb
+
+    from fairbound.engines.duckdb_engine import check_types, open_source, scan_errors
+
     con = duckdb.connect(config={"autoinstall_known_extensions": False})
     try:
         with scan_errors():
@@ -355,34 +413,41 @@ def ppi_counts(data, *, group, label: str, proxy: str, prediction: str, pos_labe
                 _check_numeric(con, proxy_term, source, "proxy")
             else:
                 _check_proxy_type(con, proxy_term, source)
-            terms = dict(zip((k for k, _ in extra), plan.extra, strict=True))
+            terms = dict(zip((k for k, _ in spec.extra), plan.extra, strict=True))
             for param, term in terms.items():
                 _check_numeric(con, term, source, param)
-            if proxy_kind == "score":
-                query = score_query(plan, proxy_term)
-            else:
-                query = ppi_query(plan, proxy_term,
-                                  probability=terms.get("sampling_probability"),
-                                  batch=terms.get("batch"))
+            query = _query(plan, spec, proxy_kind, "src", "duckdb")
             rows = con.sql(query).to_arrow_table().to_pylist()
     finally:
         con.close()
-    if proxy_kind == "score":
-        rows = _threshold_scores(rows, plan, label=label, prediction=prediction,
-                                 pos_label=pos_label, proxy=proxy)
-    table = _assemble(rows, plan, label=label, proxy=proxy, prediction=prediction,
-                      pos_label=pos_label, engine=source.engine, source=source.description,
-                      groups=groups)
-    if proxy_kind == "score":
-        return replace(table, scores=_score_sums(rows, table, plan),
-                       columns=dict(table.columns, proxy_kind="score"))
-    if sampling_probability is None:
-        return table
-    weights, batches = _weights(rows, table, plan, sampling_probability, batch, label)
-    columns = dict(table.columns, sampling_probability=sampling_probability)
-    if batch is not None:
-        columns["batch"] = batch
-    return replace(table, batches=batches, weights=weights, columns=columns)
+    return rows, plan, source.engine, source.description
+
+
+def _spark_rows(df, spec: AggregateSpec, proxy_kind: str):
+    """``(rows, plan, engine, description)``: the same query run by Spark SQL.
+
+    The DataFrame is a temporary view (:func:`fairbound.engines.spark.open_spark`), the
+    roles are type-checked as on DuckDB (the proxy as plain values, or as numbers for a
+    score proxy; the sampling probability and the batch as numbers) and only the
+    statistics table is collected.  A Spark column has one type, so the pandas-only check
+    for a proxy mixing numbers and text has no counterpart here.
+    """
+    from fairbound.engines.spark import check_plain, check_types, open_spark
+
+    try:
+        with open_spark(df, spec, check=False) as (source, plan):
+            check_types(source, replace(plan, cost=None))
+            # as _check_numeric: numbers, not booleans
+            check_plain(source, plan.cost, "proxy", numeric=proxy_kind == "score",
+                        boolean=False)
+            for (param, _), term in zip(spec.extra, plan.extra, strict=True):
+                check_plain(source, term, param, numeric=True, boolean=False)
+            rows, _ = source.collect(_query(plan, spec, proxy_kind, source.relation,
+                                                 "spark"))
+    except FairboundError as exc:
+        raise _as_proxy(exc) from None
+    n = sum(int(r["n"]) for r in rows)
+    return rows, plan, "spark", f"{source.description} ({n} rows)"
 
 
 def _assemble(rows, plan: Plan, *, label, proxy, prediction, pos_label, engine, source,
@@ -464,20 +529,23 @@ def _assemble(rows, plan: Plan, *, label, proxy, prediction, pos_label, engine, 
     )
 
 
-def score_query(plan: Plan, proxy: Term, relation: str = "src") -> str:
+def score_query(plan: Plan, proxy: Term, relation: str = "src", *,
+                dialect: str = "duckdb") -> str:
     """``GROUP BY group, label IS NULL, label, prediction, score >= 0.5`` with score sums.
+
+    Printed for ``dialect`` (``"duckdb"`` or ``"spark"``), the same query on both engines.
 
     Columns: ``g0..``, ``u``, ``y``, ``p``, ``fl`` (the score is at least 0.5; NULL when it
     is missing), ``w`` (the filter), ``n``, ``sf = sum(f)``, ``sff = sum(f^2)``, ``fmin``,
     ``fmax``.
     """
-    exprs = [f"{t.sql('duckdb')} AS g{i}" for i, t in enumerate(plan.group)]
-    exprs += [f"{plan.label.sql('duckdb')} AS y",
-              f"nullif(CAST({proxy.sql('duckdb')} AS DOUBLE), CAST('NaN' AS DOUBLE)) AS f",
-              f"{plan.prediction.sql('duckdb')} AS p"]
+    exprs = [f"{t.sql(dialect)} AS g{i}" for i, t in enumerate(plan.group)]
+    exprs += [f"{plan.label.sql(dialect)} AS y",
+              f"nullif(CAST({proxy.sql(dialect)} AS DOUBLE), CAST('NaN' AS DOUBLE)) AS f",
+              f"{plan.prediction.sql(dialect)} AS p"]
     keys = [f"g{i}" for i in range(len(plan.group))] + ["u", "y", "p", "fl"]
     if plan.where is not None:
-        exprs.append(f"{where_sql(plan, 'duckdb')} AS w")
+        exprs.append(f"{where_sql(plan, dialect)} AS w")
         keys.append("w")
     inner = f"SELECT {', '.join(exprs)} FROM {relation}"
     return (f"SELECT {', '.join(keys)}, count(*) AS n, sum(f) AS sf, sum(f * f) AS sff, "

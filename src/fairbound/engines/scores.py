@@ -5,7 +5,8 @@ each distinct score value (or score bin), the number of positive and negative ex
 and the sums of the scores.  :func:`score_histograms` computes them where the data lives
 with DuckDB - files (CSV, Parquet, JSON lines, globs, DuckDB databases) read exactly as
 :func:`fairbound.engines.duckdb_engine.aggregate_duckdb` reads them, and in-memory frames -
-in ONE scan::
+or with Spark SQL for a Spark DataFrame (the same query, :func:`histogram_query`, printed
+for Spark), in ONE scan::
 
     SELECT g.., y, b, count(*), sum(c), sum(c * c)
     FROM (SELECT <group> AS g.., <label> AS y, <score> AS c, <bin of c> AS b FROM src)
@@ -70,7 +71,8 @@ class ScoreCounts:
     engine, source : str
         What ran and what it read.
     collected_bytes : int
-        Size of the table brought back from DuckDB.
+        Size of the table brought back from the engine (DuckDB: its Arrow size; Spark:
+        as :func:`fairbound.engines.assemble.collected_size` counts it).
     """
 
     groups: tuple
@@ -91,12 +93,21 @@ class ScoreCounts:
                 for g in self.groups}
 
 
-def _bin_sql(bins) -> tuple[str, list]:
-    """SQL for the bin of ``c`` (NULL when ``c`` is NULL or infinite), and its parameters."""
+def _bin_sql(bins, dialect: str = "duckdb") -> tuple[str, list]:
+    """SQL for the bin of ``c`` (NULL when ``c`` is NULL or infinite), and its parameters.
+
+    The edges are ``?`` parameters, which both DuckDB and Spark (3.5+) bind.
+    """
     if bins is None:
         return "c", []
     if isinstance(bins, int):
         # NULL for an infinite or huge score too: told apart from a missing one by sum(c)
+        if dialect == "spark":
+            # Spark's floor of a DOUBLE is already a BIGINT that overflows (an error under
+            # ANSI mode) instead of giving NULL, so the range TRY_CAST accepts is spelled out
+            x = f"c * {bins}"
+            return (f"CASE WHEN {x} >= -9.223372036854775808E18 AND {x} < "
+                    f"9.223372036854775808E18 THEN CAST(floor({x}) AS BIGINT) END"), []
         return f"TRY_CAST(floor(c * {bins}) AS BIGINT)", []
     m = len(bins)
     whens = ["WHEN c IS NULL THEN NULL", "WHEN c < ? THEN -1"]
@@ -118,17 +129,93 @@ def _first_line(exc: Exception) -> str:
     return " ".join(text[0].split()) if text else type(exc).__name__
 
 
+def histogram_query(plan, bins, relation: str = "src", *,
+                    dialect: str = "duckdb") -> tuple[str, list]:
+    """The one ``GROUP BY g.., y, bin [, w]`` of :func:`score_histograms`, and its parameters.
+
+    Printed for ``dialect`` (``"duckdb"`` or ``"spark"``): the same query on both engines,
+    except the integer-bin expression (:func:`_bin_sql`).  Columns: ``g0..``, ``y``, ``b``
+    (the bin; the score itself when exact), ``w`` (the filter, when there is one), ``n``,
+    ``s = sum(score)`` and ``ss = sum(score^2)``.  With ``bins=None`` this is the exact
+    histogram: per group the counts per distinct score and label.
+    """
+    from fairbound.engines.sql import cost_sql, where_sql
+
+    exprs = [f"{t.sql(dialect)} AS g{i}" for i, t in enumerate(plan.group)]
+    exprs += [f"{plan.label.sql(dialect)} AS y", f"{cost_sql(plan, dialect)} AS c"]
+    keys = [*(f"g{i}" for i in range(len(plan.group))), "y", "b"]
+    if plan.where is not None:
+        exprs.append(f"{where_sql(plan, dialect)} AS w")
+        keys.append("w")
+    bin_expr, params = _bin_sql(bins, dialect)
+    inner = f"SELECT {', '.join(exprs)} FROM {relation}"
+    binned = f"SELECT *, {bin_expr} AS b FROM ({inner}) t0"
+    return (f"SELECT {', '.join(keys)}, count(*) AS n, sum(c) AS s, sum(c * c) AS ss "
+            f"FROM ({binned}) t1 GROUP BY {', '.join(keys)}"), params
+
+
+def _duckdb_table(data, spec: AggregateSpec, bins):
+    """``(arrow table, plan, engine, description, bytes)``: the histogram query in DuckDB."""
+    import duckdb
+
+    from fairbound.engines.duckdb_engine import check_types, open_source, scan_errors
+
+    con = duckdb.connect(config={"autoinstall_known_extensions": False})
+    try:
+        with scan_errors(opening=True):
+            try:
+                source, plan = open_source(con, data, spec)
+                check_types(con, plan, source.columns, source.description)
+            except FairboundError as exc:
+                raise _rename(exc, "cost", "score") from None
+        query, params = histogram_query(plan, bins)
+        with scan_errors(source.description):
+            table = con.sql(query, params=params or None).to_arrow_table()
+    finally:
+        con.close()
+    return table, plan, source.engine, source.description, int(table.nbytes)
+
+
+def _spark_table(df, spec: AggregateSpec, bins):
+    """The same as :func:`_duckdb_table` for a Spark DataFrame, through Spark SQL.
+
+    The query runs over a temporary view (:func:`fairbound.engines.spark.open_spark`) with
+    the roles type-checked as for an audit; the collected rows become an Arrow table with
+    the columns DuckDB returns (``n`` BIGINT, ``s`` / ``ss`` DOUBLE, ``b`` DOUBLE when
+    exact, else BIGINT), so the rest of :func:`score_histograms` is shared.  The size is
+    counted as :func:`fairbound.engines.assemble.collected_size` counts Spark's results.
+    """
+    import pyarrow as pa
+
+    from fairbound.engines.spark import open_spark
+
+    try:
+        with open_spark(df, spec) as (source, plan):
+            query, params = histogram_query(plan, bins, source.relation, dialect="spark")
+            rows, nbytes = source.collect(query, params)
+    except FairboundError as exc:
+        raise _rename(exc, "cost", "score") from None
+    names = [*(f"g{i}" for i in range(len(plan.group))), "y", "b"]
+    names += ["w"] if plan.where is not None else []
+    typed = {"n": pa.int64(), "s": pa.float64(), "ss": pa.float64(), "w": pa.bool_(),
+             "b": pa.float64() if bins is None else pa.int64()}
+    table = pa.table({name: pa.array([r[name] for r in rows], type=typed.get(name))
+                      for name in [*names, "n", "s", "ss"]})
+    n = int(sum(int(r["n"]) for r in rows))
+    return table, plan, "spark", f"{source.description} ({n} rows)", nbytes
+
+
 def score_histograms(data, *, group, label: str, score: str, bins=None, pos_label=None,
                      where: str | None = None,
                      check_groups: Callable[[int], None] | None = None) -> ScoreCounts:
-    """Count positives and negatives per group and score bin, in one DuckDB scan.
+    """Count positives and negatives per group and score bin, in one scan (DuckDB or Spark).
 
     Parameters
     ----------
     data : path, glob, list of paths, DataFrame, Table, Dataset, dict or array
-        What :func:`fairbound.engines.aggregate` accepts for DuckDB (CSV, Parquet and
+        What :func:`fairbound.engines.aggregate` accepts: DuckDB reads CSV, Parquet and
         JSON-lines files and globs, ``file.duckdb[::table]``, pandas / polars / pyarrow
-        data, dicts of arrays).
+        data and dicts of arrays; a Spark DataFrame is aggregated by Spark SQL.
     group : str or sequence of str
         Protected-attribute column(s); several form intersections.
     label : str
@@ -162,11 +249,7 @@ def score_histograms(data, *, group, label: str, score: str, bins=None, pos_labe
     >>> a["values"].tolist(), a["pos"].tolist(), a["neg"].tolist()
     ([0.2, 0.9], [0, 2], [1, 0])
     """
-    import duckdb
-
     from fairbound.engines.assemble import Excluded, group_key, is_missing, py, sort_key
-    from fairbound.engines.duckdb_engine import check_types, open_source, scan_errors
-    from fairbound.engines.sql import cost_sql, where_sql
 
     groups = check_columns(group)
     for name, value in (("label", label), ("score", score)):
@@ -178,32 +261,12 @@ def score_histograms(data, *, group, label: str, score: str, bins=None, pos_labe
     # The score rides in the 'cost' role and the label in 'label' and 'prediction' so that
     # the source is read, type-checked and checked for mixed values as an audit's would be.
     spec = AggregateSpec(group=groups, label=label, prediction=label, cost=score, where=where)
-    con = duckdb.connect(config={"autoinstall_known_extensions": False})
-    try:
-        with scan_errors(opening=True):
-            try:
-                source, plan = open_source(con, data, spec)
-                check_types(con, plan, source.columns, source.description)
-            except FairboundError as exc:
-                raise _rename(exc, "cost", "score") from None
-        n_group = len(plan.group)
-        gk = [f"g{i}" for i in range(n_group)]
-        exprs = [f"{t.sql('duckdb')} AS g{i}" for i, t in enumerate(plan.group)]
-        exprs += [f"{plan.label.sql('duckdb')} AS y", f"{cost_sql(plan, 'duckdb')} AS c"]
-        keys = [*gk, "y", "b"]
-        if plan.where is not None:
-            exprs.append(f"{where_sql(plan, 'duckdb')} AS w")
-            keys.append("w")
-        bin_expr, params = _bin_sql(bins)
-        inner = f"SELECT {', '.join(exprs)} FROM src"
-        binned = f"SELECT *, {bin_expr} AS b FROM ({inner}) t0"
-        query = (f"SELECT {', '.join(keys)}, count(*) AS n, sum(c) AS s, sum(c * c) AS ss "
-                 f"FROM ({binned}) t1 GROUP BY {', '.join(keys)}")
-        with scan_errors(source.description):
-            table = con.sql(query, params=params or None).to_arrow_table()
-    finally:
-        con.close()
-    nbytes = int(table.nbytes)
+    if type(data).__module__.startswith("pyspark"):
+        table, plan, engine, description, nbytes = _spark_table(data, spec, bins)
+    else:
+        table, plan, engine, description, nbytes = _duckdb_table(data, spec, bins)
+    n_group = len(plan.group)
+    gk = [f"g{i}" for i in range(n_group)]
     cols = {name: table.column(name).to_numpy(zero_copy_only=False)
             for name in ("n", "s", "ss")}
     n = cols["n"].astype(np.int64)
@@ -279,7 +342,7 @@ def score_histograms(data, *, group, label: str, score: str, bins=None, pos_labe
         cells[keys[j]] = _cell(b_val[rows], n[rows], is_pos[rows], s[rows], ss[rows], bins)
     return ScoreCounts(groups=ordered, cells=cells, exact=bins is None, binning=describe_bins(bins),
                        pos_label=positive, label_values=label_values, n_rows=n_rows,
-                       excluded=dict(excluded), engine=source.engine, source=source.description,
+                       excluded=dict(excluded), engine=engine, source=description,
                        collected_bytes=nbytes)
 
 

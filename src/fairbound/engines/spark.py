@@ -5,11 +5,19 @@ Spark's dialect (backtick-quoted identifiers, checked expressions re-printed for
 run over a temporary view of the DataFrame.  Only the small statistics table is
 collected to the driver, and it is assembled by the same code as DuckDB's
 (:func:`fairbound.engines.assemble.assemble`), so both engines give identical counts.
+
+The other audit kinds run their own statistics query the same way, through
+:func:`open_spark` (the temporary view, the plan, the type checks) and
+:meth:`SparkSource.collect`: the prediction-powered audit
+(:func:`fairbound.engines.ppi.ppi_query` / ``score_query``) and the score audit's
+histograms (:func:`fairbound.engines.scores.histogram_query`).
 """
 
 from __future__ import annotations
 
 import uuid
+from contextlib import contextmanager
+from dataclasses import dataclass
 
 from fairbound.engines.assemble import (
     assemble,
@@ -45,30 +53,93 @@ def _collect(spark, query: str, args=None) -> tuple[list[dict], int]:
     return rows, collected_size(rows)
 
 
-def _check_types(df, plan: Plan, view: str, spark) -> None:
-    types = dict(df.dtypes)
+def _type_of(spark, types: dict, term, role: str, view: str) -> str:
+    """Spark's type of a role's column or checked expression (lower case)."""
+    if term.expression is None:
+        return types[term.column].lower()
+    try:
+        return spark.sql(f"SELECT {term.sql('spark')} AS x FROM {view}").dtypes[0][1].lower()
+    except Exception as exc:  # AnalysisException and friends
+        raise FairboundError(f"{role}: expression {term.text!r} does not type-check in "
+                             f"Spark: {_first_line(exc)}", param=role) from None
 
-    def type_of(term, role):
-        if term.expression is None:
-            return types[term.column]
-        try:
-            return spark.sql(f"SELECT {term.sql('spark')} AS x FROM {view}").dtypes[0][1]
-        except Exception as exc:  # AnalysisException and friends
-            raise FairboundError(f"{role}: expression {term.text!r} does not type-check in "
-                                 f"Spark: {_first_line(exc)}", param=role) from None
 
+def check_plain(source: SparkSource, term, role: str, *, numeric: bool = False,
+                boolean: bool = True) -> None:
+    """One-line error unless ``term`` holds plain values.
+
+    ``numeric``: numbers (booleans among them unless ``boolean`` is false).
+    """
+    typ = _type_of(source.spark, source.columns, term, role, source.relation)
+    if typ.startswith(_NESTED):
+        raise FairboundError(f"{role}: column {term.text!r} has type {typ}; expected plain "
+                             "values (numbers, strings, booleans)", param=role)
+    if numeric and (not typ.startswith(_NUMERIC) or (not boolean and typ == "boolean")):
+        raise FairboundError(f"{role}: column {term.text!r} has type {typ}; expected "
+                             "numbers", param=role)
+
+
+def check_types(source: SparkSource, plan: Plan) -> None:
+    """One-line errors for roles of the wrong type (the ``cost`` role must be numbers)."""
     for role, term in plan.roles():
-        typ = type_of(term, role).lower()
-        if typ.startswith(_NESTED):
-            raise FairboundError(f"{role}: column {term.text!r} has type {typ}; expected plain "
-                                 "values (numbers, strings, booleans)", param=role)
-        if role == "cost" and not typ.startswith(_NUMERIC):
-            raise FairboundError(f"cost: column {term.text!r} has type {typ}; expected "
-                                 "numbers", param="cost")
-    if plan.where is not None and type_of(plan.where, "where").lower() not in ("boolean",
-                                                                             "void"):
+        check_plain(source, term, role, numeric=role == "cost")
+    if plan.where is not None and _type_of(source.spark, source.columns, plan.where, "where",
+                                           source.relation) not in ("boolean", "void"):
         raise FairboundError(f"where: {plan.where.text!r} is not a true/false condition",
                              param="where")
+
+
+@dataclass(frozen=True)
+class SparkSource:
+    """A Spark DataFrame registered as a temporary view, for the engines' queries.
+
+    ``relation`` is the quoted view name to put in a query's ``FROM``; ``columns`` maps
+    column names to Spark's type names; ``description`` is what the report calls it.
+    """
+
+    spark: object
+    relation: str
+    columns: dict
+    description: str
+
+    def collect(self, query: str, args=None) -> tuple[list[dict], int]:
+        """Run ``query`` (Spark SQL, ``?`` parameters in ``args``) and collect its rows.
+
+        Errors other than :class:`FairboundError` become one line naming ``data``.
+        """
+        try:
+            return _collect(self.spark, query, list(args) if args else None)
+        except FairboundError:
+            raise
+        except Exception as exc:  # Spark raises many exception types; keep it one line
+            raise FairboundError(f"data: Spark could not aggregate: {_first_line(exc)}",
+                                 param="data") from None
+
+
+@contextmanager
+def open_spark(df, spec: AggregateSpec, *, check: bool = True):
+    """Register ``df`` as a uniquely named temporary view; yield ``(source, plan)``.
+
+    The roles of ``spec`` are resolved against the frame's columns (:func:`make_plan`) and,
+    with ``check``, type-checked as for an audit (the ``cost`` role as numbers).  The view
+    is dropped on exit.  Used by every kind of audit that runs on a Spark DataFrame.
+    """
+    require("pyspark.sql", "spark")
+    if not type(df).__module__.startswith("pyspark"):
+        raise FairboundError("data: engine='spark' needs a Spark DataFrame; got "
+                             f"{type(df).__name__}", param="engine")
+    spark = df.sparkSession
+    plan = make_plan(spec, df.columns)
+    view = f"fairbound_src_{uuid.uuid4().hex}"
+    df.createOrReplaceTempView(view)
+    try:
+        source = SparkSource(spark, quote_identifier(view, "spark"), dict(df.dtypes),
+                             "Spark DataFrame")
+        if check:
+            check_types(source, plan)
+        yield source, plan
+    finally:
+        spark.catalog.dropTempView(view)
 
 
 def aggregate_spark(df, spec: AggregateSpec, *, source: str | None = None) -> Aggregates:
@@ -106,36 +177,24 @@ def aggregate_spark(df, spec: AggregateSpec, *, source: str | None = None) -> Ag
     >>> aggregate_spark(sdf, spec).groups  # doctest: +SKIP
     ('a', 'b')
     """
-    require("pyspark.sql", "spark")
-    if not type(df).__module__.startswith("pyspark"):
-        raise FairboundError("data: engine='spark' needs a Spark DataFrame; got "
-                             f"{type(df).__name__}", param="engine")
-    spark = df.sparkSession
-    plan = make_plan(spec, df.columns)
-    view = f"fairbound_src_{uuid.uuid4().hex}"
-    df.createOrReplaceTempView(view)
-    relation = quote_identifier(view, "spark")
-    try:
-        _check_types(df, plan, relation, spark)
+    with open_spark(df, spec) as (src, plan):
         want = spec.keep_cost_sample > 0 and plan.cost is not None
-        try:
-            rows, nbytes = _collect(spark, stats_query(plan, relation, dialect="spark",
-                                                      distinct=want))
-            samples = None
-            if want:
-                samples, more = _samples(spark, plan, spec, rows, relation)
-                nbytes += more
-        except FairboundError:
-            raise
-        except Exception as exc:  # Spark raises many exception types; keep it one line
-            raise FairboundError(f"data: Spark could not aggregate: {_first_line(exc)}",
-                                 param="data") from None
+        rows, nbytes = src.collect(stats_query(plan, src.relation, dialect="spark",
+                                               distinct=want))
+        samples = None
+        if want:
+            try:
+                samples, more = _samples(src.spark, plan, spec, rows, src.relation)
+            except FairboundError:
+                raise
+            except Exception as exc:  # Spark raises many exception types; keep it one line
+                raise FairboundError(f"data: Spark could not aggregate: {_first_line(exc)}",
+                                     param="data") from None
+            nbytes += more
         n = sum(int(r["n"]) for r in rows)
         desc = f"{source} ({n} rows)" if source else f"Spark DataFrame ({n} rows)"
         return assemble(rows, plan, spec, engine="spark", source=desc,
                         samples=samples, collected_bytes=nbytes)
-    finally:
-        spark.catalog.dropTempView(view)
 
 
 def spark_session():
@@ -201,4 +260,5 @@ def _samples(spark, plan: Plan, spec: AggregateSpec, rows, relation: str):
     return (out, complete, "hashed rows (bottom-k)"), nbytes
 
 
-__all__ = ["aggregate_spark", "read_spark", "spark_session"]
+__all__ = ["SparkSource", "aggregate_spark", "check_plain", "check_types", "open_spark",
+           "read_spark", "spark_session"]
