@@ -14,13 +14,28 @@ Both are finite-sample valid; results record the method that actually ran.
 
 from __future__ import annotations
 
-from fairbound.stats.base import GroupStats, IntervalMethod, get_method, register_interval
+from fairbound.stats.base import (
+    INTERVAL_METHODS,
+    GroupStats,
+    IntervalMethod,
+    get_method,
+    register_interval,
+)
 
 AUTO = "auto"
 
 
-def resolve_method(method: str, a: GroupStats, b: GroupStats) -> IntervalMethod:
+def _for_costs(a: GroupStats, b: GroupStats) -> IntervalMethod:
+    """What ``auto`` runs for these costs: the registry's entries, read without a lookup."""
+    return INTERVAL_METHODS["exact" if (a.binary and b.binary) else "betting"]
+
+
+def resolve_method(method: str | IntervalMethod, a: GroupStats,
+                   b: GroupStats) -> IntervalMethod:
     """The registered method that ``method`` means for these two groups' costs.
+
+    ``method`` is a name or an :class:`IntervalMethod` already looked up (then nothing is
+    looked up by name again).
 
     Examples
     --------
@@ -31,36 +46,35 @@ def resolve_method(method: str, a: GroupStats, b: GroupStats) -> IntervalMethod:
     'betting'
     """
     m = get_method(method)
-    if m.name != AUTO:
-        return m
-    return get_method("exact" if (a.binary and b.binary) else "betting")
+    return m if m.name != AUTO else _for_costs(a, b)
 
 
-def prefetch_intervals(items, method: str) -> None:
+def prefetch_intervals(items, method: str | IntervalMethod) -> None:
     """Compute the intervals of many comparisons at once, where the method can batch.
 
     ``items`` is a sequence of ``(a, b, confidence_level)``; ``method`` may be ``"auto"``.
     Only methods registered with a ``batch`` function do anything; results are unchanged
     (each later call returns what it would have returned alone), only faster.
     """
-    by_method: dict[str, list] = {}
+    requested = get_method(method)
+    by_method: dict[str, tuple[IntervalMethod, list]] = {}
     for a, b, rho in items:
         if a.n <= 0 or b.n <= 0:
             continue
-        m = resolve_method(method, a, b)
+        m = resolve_method(requested, a, b)
         if m.batch is not None:
-            by_method.setdefault(m.name, []).append((a, b, rho))
-    for name, todo in by_method.items():
-        get_method(name).batch(todo)
+            by_method.setdefault(m.name, (m, []))[1].append((a, b, rho))
+    for m, todo in by_method.values():
+        m.batch(todo)
 
 
 def _auto(a, b, rho, *, rng):
-    m = resolve_method(AUTO, a, b)
+    m = _for_costs(a, b)
     return m.func(a, b, rho, rng=rng)
 
 
 def _auto_required_n(a, b, confidence_level):
-    m = resolve_method(AUTO, a, b)
+    m = _for_costs(a, b)
     if m.required_n is None:
         return float("nan")
     return m.required_n(a, b, confidence_level)

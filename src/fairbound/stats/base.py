@@ -287,8 +287,15 @@ def register_interval(
     return deco
 
 
-def get_method(method: str) -> IntervalMethod:
-    """Look up an interval method by name or alias, with a one-line error if unknown."""
+def get_method(method: str | IntervalMethod) -> IntervalMethod:
+    """Look up an interval method by name or alias, with a one-line error if unknown.
+
+    An :class:`IntervalMethod` is returned as it is: a caller that resolved the name once
+    (the audit does, at its front door) passes the object down and nothing is looked up
+    again.
+    """
+    if isinstance(method, IntervalMethod):
+        return method
     key = check_choice(method, sorted(INTERVAL_METHODS), "method", fold=True, sep="-",
                        aliases=_ALIASES)
     return INTERVAL_METHODS[key]

@@ -105,7 +105,7 @@ class StatsArrays:
             return np.where(self.n >= 2, self.var * self.n / (self.n - 1), np.nan)
 
 
-def _method(method: str):
+def _method(method):
     m = get_method(method)
     if m.vectorised is None:
         have = sorted(k for k, v in _registry().items() if v.vectorised is not None)
