@@ -234,8 +234,10 @@ def test_vs_rest_and_vs_reference_pairs():
 
 def test_recompute_and_confidence_interval_need_no_data():
     r = score_audit(planted(), group="g", label="y", score="s")
-    r90 = r.confidence_interval(confidence_level=0.9)
+    r90 = r.recompute(confidence_level=0.9)
     assert r90.confidence_level == 0.9 and r.confidence_level == 0.95
+    lo, hi = r.confidence_interval(0.9)   # the intervals, as arrays over the rows
+    assert list(hi - lo) == [c.high - c.low for c in r90.comparisons]
     a95, a90 = r.select(metric="auc")[0], r90.select(metric="auc")[0]
     assert a90.estimate == a95.estimate
     assert a90.high - a90.low < a95.high - a95.low
@@ -286,7 +288,8 @@ def test_top_level_name():
 @pytest.mark.parametrize("kwargs, match", [
     ({"comparison": "all"}, "comparison must be one of pairwise, vs-rest, vs-reference"),
     ({"confidence_level": 1.5}, "confidence_level must be in"),
-    ({"error_control": "fdr"}, "error_control must be one of family, none; got 'fdr'"),
+    ({"error_control": "holm"},   # fdr is accepted: one set of values for every kind
+     "error_control must be one of family, fdr, none; got 'holm'"),
     ({"band": "wide"}, "band must be one of dkw, sup-t; got 'wide'"),
     ({"bins": 0}, "bins must be None, a whole number >= 1"),
     ({"reference": "zz"}, "reference: group 'zz' not found"),
@@ -401,7 +404,7 @@ def test_cli_where_and_pos_label(tmp_path, capsys):
     (["--bins", "many"], "--bins must be a whole number"),
     (["--comparison", "everything"], "comparison must be one of"),
     (["--confidence-level", "1.5"], "confidence_level must be in"),
-    (["--error-control", "fdr"], "error_control must be one of family, none"),
+    (["--error-control", "holm"], "error_control must be one of family, fdr, none"),
     (["--reference", "nobody"], "reference: group 'nobody' not found"),
     (["--band", "wide"], "band must be one of dkw, sup-t"),
     (["--format", "xml"], "format must be one of"),

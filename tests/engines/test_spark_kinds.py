@@ -286,3 +286,31 @@ def test_score_histograms_spark_edge_cases(spark, score_data):
     with pytest.raises(FairboundError, match="score: column 'split' has type string") as sa:
         score_histograms(sdf, group="g", label="y", score="split")
     assert sa.value.param == "score"
+
+
+@pytest.mark.parametrize("command", ["ppi", "scores"])
+def test_cli_engine_spark_reads_the_file_with_spark(spark, tmp_path, capsys, command):
+    """``fairbound ppi|scores FILE --engine spark`` gives the DuckDB answer."""
+    import json
+
+    from fairbound.cli import main
+
+    if command == "ppi":
+        path = tmp_path / "ppi.parquet"
+        _ppi_frame().to_parquet(path, index=False)
+        args = ["ppi", str(path), "-g", "g", "-y", "gold", "-f", "proxy", "-p", "pred"]
+    else:
+        path = tmp_path / "scores.parquet"
+        _score_frame().to_parquet(path, index=False)
+        args = ["scores", str(path), "-g", "g", "-y", "y", "-s", "s"]
+    capsys.readouterr()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert main([*args, "--format", "json"]) == 0
+        duck = json.loads(capsys.readouterr().out)
+        assert main([*args, "--format", "json", "--engine", "spark"]) == 0
+        sp = json.loads(capsys.readouterr().out)
+    assert (duck["engine"], sp["engine"]) == ("duckdb", "spark")
+    assert [c["verdict"] for c in duck["comparisons"]] == \
+        [c["verdict"] for c in sp["comparisons"]]
+    assert _close(duck, sp) == []

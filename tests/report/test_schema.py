@@ -35,7 +35,8 @@ def test_writer_keys_match_schema_exactly(adult_audits):
     """Every key written is declared, and every declared key is written (no silent drift)."""
     schema = audit_schema()
     d = adult_audits[1].to_dict()
-    assert set(d) == set(schema["properties"]) == set(schema["required"])
+    # "kind" is written but not required: files written before it was added still validate
+    assert set(d) == set(schema["properties"]) == set(schema["required"]) | {"kind"}
     comp = schema["$defs"]["comparison"]
     for c in d["comparisons"]:
         assert set(c) == set(comp["properties"]) == set(comp["required"])

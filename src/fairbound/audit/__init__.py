@@ -6,6 +6,8 @@
 * :mod:`fairbound.audit.pairing` - which pairs of groups are compared (pairwise, each vs
   the rest, vs a reference).
 * :mod:`fairbound.audit.verdicts` - what an interval lets an audit say.
+* :mod:`fairbound.audit.control` - the error control of every audit kind (family, fdr,
+  none): the one place that sets interval levels.
 * :mod:`fairbound.audit.bootstrap`, :mod:`fairbound.audit.simultaneous`,
   :mod:`fairbound.audit.multiplicity` - the core's bootstrap, simultaneous intervals and
   multiplicity corrections applied to a whole audit.

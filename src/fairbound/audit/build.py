@@ -21,11 +21,16 @@ from typing import Any
 import numpy as np
 
 from fairbound._validate import check_columns, check_int, check_seed
+
+# SMALL_GROUP: groups with fewer rows in a denominator get a note and a warning
+from fairbound._words import SMALL_GROUP
+from fairbound.audit.control import controlled
 from fairbound.audit.pairing import (
     MAX_COMPARISONS,
     REST,
     check_comparison,
     check_comparison_limit,
+    check_groups,
     check_max_comparisons,
     pairs,
     per_pair,
@@ -56,15 +61,13 @@ from fairbound.metrics import (
 )
 from fairbound.stats import GroupStats, NotEstimable, difference_interval, get_method
 from fairbound.stats.auto import prefetch_intervals, resolve_method
-from fairbound.stats.base import check_confidence_level, check_positive
+from fairbound.stats.base import IntervalMethod, check_confidence_level, check_positive
 from fairbound.stats.vectorised import StatsArrays, intervals_many, required_n_many
-
-#: Groups with fewer rows than this in a denominator get a note (and a warning).
-SMALL_GROUP = 30
 
 
 def required_total_n(
-    a: GroupStats, b: GroupStats, *, method: str, confidence_level: float, seed: int = 0,
+    a: GroupStats, b: GroupStats, *, method: str | IntervalMethod, confidence_level: float,
+    seed: int = 0,
     options: dict | None = None,
 ) -> float:
     """Total annotated n (A + B, same shares) at which the interval would exclude 0.
@@ -88,7 +91,7 @@ def required_total_n(
 
     def excludes(s: float) -> bool:
         try:
-            lo, hi = difference_interval(a.scaled(s), b.scaled(s), method=m.name,
+            lo, hi = difference_interval(a.scaled(s), b.scaled(s), method=m,
                                          confidence_level=confidence_level, rng=seed, **options)
         except NotEstimable:
             return False
@@ -120,7 +123,8 @@ def _scaled(g: GroupStats, factor: float) -> GroupStats:
 
 
 def required_parity_n(
-    a: GroupStats, b: GroupStats, *, method: str, confidence_level: float, tolerance: float,
+    a: GroupStats, b: GroupStats, *, method: str | IntervalMethod, confidence_level: float,
+    tolerance: float,
     seed: int = 0, options: dict | None = None,
 ) -> float:
     """Total annotated n (A + B, same shares) at which the interval would lie in the band.
@@ -142,7 +146,7 @@ def required_parity_n(
 
     def inside(f: float) -> bool:
         try:
-            lo, hi = difference_interval(_scaled(a, f), _scaled(b, f), method=m.name,
+            lo, hi = difference_interval(_scaled(a, f), _scaled(b, f), method=m,
                                          confidence_level=confidence_level, rng=seed,
                                          **options)
         except NotEstimable:
@@ -181,7 +185,7 @@ def _compare(metric, component, rate, rate_is_cost, cls, ga, gb, a, b, *, method
     if notes:
         return Comparison(estimate=math.nan, low=math.nan, high=math.nan, verdict=NOT_ESTIMABLE,
                           required_n=math.nan, note="; ".join(notes), **common)
-    m = resolve_method(requested.name, a, b)  # 'auto' -> the method that runs
+    m = resolve_method(requested, a, b)  # 'auto' -> the method that runs
     common.update(method=m.name, guarantee=m.guarantee)
     small = [f"small group {_jsonable(n)!r} (n={s.n:g})" for n, s in ((ga, a), (gb, b))
              if s.n < SMALL_GROUP]
@@ -189,13 +193,13 @@ def _compare(metric, component, rate, rate_is_cost, cls, ga, gb, a, b, *, method
         lo, hi, need = pre
     else:
         try:
-            lo, hi = difference_interval(a, b, method=m.name, confidence_level=interval_level,
+            lo, hi = difference_interval(a, b, method=m, confidence_level=interval_level,
                                          rng=seed, **options)
         except NotEstimable as exc:
             return Comparison(estimate=a.mean - b.mean, low=math.nan, high=math.nan,
                               verdict=NOT_ESTIMABLE, required_n=math.nan, note=str(exc),
                               **common)
-        need = required_total_n(a, b, method=m.name, confidence_level=interval_level,
+        need = required_total_n(a, b, method=m, confidence_level=interval_level,
                                 seed=seed, options=options)
     v = verdict(lo, hi, tolerance, a.cost_max)
     if v in (NO_EVIDENCE, NO_GAP) and math.isfinite(need) and need <= a.n + b.n:
@@ -206,7 +210,7 @@ def _compare(metric, component, rate, rate_is_cost, cls, ga, gb, a, b, *, method
         need = math.nan
     parity = math.nan
     if tolerance is not None:
-        parity = required_parity_n(a, b, method=m.name, confidence_level=interval_level,
+        parity = required_parity_n(a, b, method=m, confidence_level=interval_level,
                                    tolerance=tolerance, seed=seed, options=options)
         if v == NO_GAP and math.isfinite(parity):
             parity = float(min(parity, a.n + b.n))
@@ -220,7 +224,8 @@ def _compare(metric, component, rate, rate_is_cost, cls, ga, gb, a, b, *, method
 VECTOR_MIN = 64
 
 
-def _vectorised(items, method: str, options: dict) -> dict[int, tuple[float, float, float]]:
+def _vectorised(items, method: str | IntervalMethod,
+                options: dict) -> dict[int, tuple[float, float, float]]:
     """``(low, high, required_n)`` by item index, for closed-form methods, on arrays.
 
     ``items`` are ``(row, interval_level)``.  Only methods with a vectorised form and no
@@ -232,6 +237,7 @@ def _vectorised(items, method: str, options: dict) -> dict[int, tuple[float, flo
     if options:
         return {}
     batches: dict[tuple[str, float], list[int]] = {}
+    found: dict[str, IntervalMethod] = {}
     for k, (r, level) in enumerate(items):
         if r.a.n <= 0 or r.b.n <= 0:
             continue
@@ -239,6 +245,7 @@ def _vectorised(items, method: str, options: dict) -> dict[int, tuple[float, flo
         if (m.vectorised is None or m.required_n is not None
                 or (m.binary_only and not (r.a.binary and r.b.binary))):
             continue
+        found[m.name] = m
         batches.setdefault((m.name, level), []).append(k)
     out: dict[int, tuple[float, float, float]] = {}
     for (name, level), keys in batches.items():
@@ -246,8 +253,8 @@ def _vectorised(items, method: str, options: dict) -> dict[int, tuple[float, flo
             continue
         a = StatsArrays.from_stats([items[k][0].a for k in keys])
         b = StatsArrays.from_stats([items[k][0].b for k in keys])
-        lo, hi = intervals_many(name, a, b, level)
-        need = required_n_many(name, a, b, level)
+        lo, hi = intervals_many(found[name], a, b, level)
+        need = required_n_many(found[name], a, b, level)
         for k, lo_k, hi_k, n_k in zip(keys, lo.tolist(), hi.tolist(), need.tolist(),
                                       strict=True):
             if math.isfinite(lo_k) and math.isfinite(hi_k):
@@ -293,7 +300,6 @@ def _build_from_stats(rows, *, method, confidence_level, seed, options,
     for r in rows:
         key = (_row_parts(r)[0], r.cls, _jsonable(r.group_a), _jsonable(r.group_b))
         families.setdefault(key, []).append(r)
-    alpha = 1.0 - confidence_level
     m = sum(1 for r in rows if r.a.n > 0 and r.b.n > 0)
 
     def build(level_of) -> list[list[Comparison]]:
@@ -319,25 +325,10 @@ def _build_from_stats(rows, *, method, confidence_level, seed, options,
             out.append(parts)
         return out
 
-    if error_control == "family":
-        built = build(lambda k: 1.0 - alpha / max(m, 1))
-    elif error_control == "none":
-        built = build(lambda k: 1.0 - alpha / k)
-    else:
-        # Benjamini-Hochberg by step-down over the number of discoveries: R_0 = m, and
-        # R_{j+1} = #{intervals at 1 - R_j alpha / m that exclude 0} until it stops falling
-        # (the count can only fall, and its fixed point is BH's R).
-        r_count = max(m, 1)
-        while True:
-            built = build(lambda k, r=r_count: 1.0 - r * alpha / max(m, 1))
-            found = sum(1 for parts in built for c in parts
-                        if c.verdict in DISADVANTAGED)
-            if found >= r_count or found == 0:
-                if found == 0 and r_count != 1:
-                    r_count = 1
-                    built = build(lambda k: 1.0 - alpha / max(m, 1))
-                break
-            r_count = found
+    built = controlled(
+        build, error_control=error_control, confidence_level=confidence_level, m=m,
+        discoveries=lambda b: sum(1 for parts in b for c in parts
+                                  if c.verdict in DISADVANTAGED))
     out: list[Comparison] = []
     for parts in built:
         out.extend(parts)
@@ -542,7 +533,7 @@ def audit(
                                                           column=gname)):
         agg = aggregate(data, spec, engine=engine)
     return audit_aggregates(agg, spec, metrics=metric_objs, cost_max=C,
-                            comparison=comparison, reference=reference, method=m.name,
+                            comparison=comparison, reference=reference, method=m,
                             confidence_level=rho, pos_label=pos_label, seed=int(seed),
                             options=method_options, error_control=error_control,
                             favourable=favourable, tolerance=tolerance,
@@ -551,21 +542,8 @@ def audit(
 
 def _audited_groups(agg: Aggregates, spec: AggregateSpec, gname: str) -> list:
     """The groups to compare: at least two, or a one-line error saying why not."""
-    if agg.n_rows == 0:
-        raise FairboundError(f"data: no rows in {agg.source}", param="data")
-    groups = list(agg.groups)
-    if len(groups) == 0:
-        by_where = sum(v for k, v in agg.excluded.items() if str(k).startswith("where"))
-        if spec.where is not None and by_where >= agg.n_rows:
-            raise FairboundError(f"where: the condition {spec.where!r} selects none of the "
-                                 f"{agg.n_rows:,} rows", param="where")
-        raise FairboundError(f"group: column {gname!r} has no non-missing values",
-                             param="group")
-    if len(groups) == 1:
-        raise FairboundError(
-            f"group: column {gname!r} has a single group ({_jsonable(groups[0])!r}); "
-            "at least two are needed to compare", param="group")
-    return groups
+    return check_groups(agg.n_rows, agg.source, agg.groups, where=spec.where,
+                        excluded=agg.excluded, gname=gname)
 
 
 def _confusion_rows(mm: Metric, conf, groups: list, compared, classes, positives, *,
@@ -647,7 +625,7 @@ def audit_aggregates(
     cost_max: float,
     comparison: str,
     reference: Any,
-    method: str,
+    method: str | IntervalMethod,
     confidence_level: float,
     pos_label: Any,
     seed: int,
@@ -660,6 +638,7 @@ def audit_aggregates(
     """Build an :class:`AuditResult` from engine output (used by :func:`audit`)."""
     from fairbound._version import __version__
 
+    method = get_method(method)  # a name is looked up here, once; a method passes through
     gname = " & ".join(spec.group)
     groups = _audited_groups(agg, spec, gname)
     reference = resolve_reference(groups, reference, comparison, gname, agg.group_rows())
@@ -696,8 +675,8 @@ def audit_aggregates(
         classes=tuple(classes), positive=positives[0] if len(positives) == 1 else None,
         task=task, n_rows=agg.n_rows, excluded=dict(agg.excluded), engine=agg.engine,
         source=agg.source, metrics=tuple(mm.name for mm in metrics), comparison=comparison,
-        reference=reference, method=method, confidence_level=confidence_level, seed=seed,
-        version=__version__,
+        reference=reference, method=method.name, confidence_level=confidence_level,
+        seed=seed, version=__version__,
         created=_dt.datetime.now(_dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
         confusion=conf,
         columns={"group": list(spec.group), "label": spec.label,

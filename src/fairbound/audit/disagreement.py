@@ -29,6 +29,7 @@ al. (2017) tweets: ``hate_speech``, ``offensive_language``, ``neither``).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -299,7 +300,8 @@ def disagreement_audit(data, *, group, votes: Sequence[str] | None = None,
     -------
     AuditResult
         The audit of the ``cost`` metric, whose cost column is ``"disagreement"``: a
-        positive gap means annotators disagree more on group A's rows.
+        positive gap means annotators disagree more on group A's rows.  Its ``kind`` (and
+        its JSON's) is ``"disagreement"``.
 
     Notes
     -----
@@ -336,8 +338,9 @@ def disagreement_audit(data, *, group, votes: Sequence[str] | None = None,
                              f"it directly with fairbound.audit(..., cost={COST_COLUMN!r})",
                              param="data")
     cost = disagreement(df, votes=votes, annotators=annotators, measure=measure)
-    return audit(df.assign(**{COST_COLUMN: cost.to_numpy()}), group=group, cost=COST_COLUMN,
-                 cost_max=1.0, **audit_kwargs)
+    res = audit(df.assign(**{COST_COLUMN: cost.to_numpy()}), group=group, cost=COST_COLUMN,
+                cost_max=1.0, **audit_kwargs)
+    return replace(res, kind="disagreement")   # its JSON says what was audited
 
 
 def majority_labels(data, *, votes: Sequence[str] | None = None,

@@ -13,6 +13,7 @@ them from here.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -133,11 +134,15 @@ def group_name(g) -> str:
 
 
 def resolve_reference(groups: Sequence, reference, comparison: str, gname: str,
-                      sizes: dict):
-    """The reference group of a comparison, or ``None``.
+                      sizes: dict | None = None, *, where: str | None = None,
+                      name=None):
+    """The reference group of a comparison, or ``None``: the one resolution of every kind.
 
-    ``reference`` is matched among ``groups`` (as text too: numbers typed on a command line
-    arrive as text); without one, ``vs-reference`` takes the largest group by ``sizes``.
+    ``reference`` is matched among ``groups`` (:func:`same_group`: as text too, since numbers
+    typed on a command line arrive as text, and an intersection by its parts); without one,
+    ``vs-reference`` takes the largest group by ``sizes``.  ``where`` names the place the
+    groups come from in the error (default: ``column <gname>``; ``""``: none), and ``name``
+    how the error lists a group.
 
     Raises
     ------
@@ -157,11 +162,13 @@ def resolve_reference(groups: Sequence, reference, comparison: str, gname: str,
                                                             else g)
 
     if reference is not None and reference not in groups:
-        match = [g for g in groups if str(shown(g)) == str(reference)]
+        match = [g for g in groups if same_group(g, reference)]
         if not match:
+            listed = [(name or shown)(g) for g in groups]
+            place = f" in column {gname!r}" if where is None else (where and f" in {where}")
             raise FairboundError(
-                f"reference: group {reference!r} not found in column {gname!r}; groups are "
-                f"{[shown(g) for g in groups][:20]}", param="reference")
+                f"reference: group {reference!r} not found{place}; groups are {listed[:20]}",
+                param="reference")
         reference = match[0]
     if comparison == "vs-reference" and reference is None:
         reference = max(groups, key=lambda g: sizes[g])
@@ -192,3 +199,93 @@ def against_rest(result, comparisons: Sequence) -> bool:
     return getattr(result, "comparison", None) == "vs-rest" or (
         all(str(c.group_b) == REST for c in comparisons)
         and not any(str(c.group_a) == REST for c in comparisons))
+
+
+def _plain(v):
+    """A group as its error messages show it (intersections joined, NumPy scalars plain)."""
+    if isinstance(v, tuple):
+        return group_name(v)
+    if hasattr(v, "item"):
+        v = v.item()
+    if isinstance(v, float) and not math.isfinite(v):
+        return None
+    return v
+
+
+def same_group(g, given) -> bool:
+    """Whether ``given`` names group ``g``: the value itself, its text, or its parts.
+
+    Numbers typed on a command line arrive as text; an intersection (a tuple) is named by
+    ``"F & Black"`` or by its parts as a list or tuple; the missing group by ``"missing"``.
+
+    Examples
+    --------
+    >>> same_group(3, "3"), same_group(("F", 1), ["F", "1"]), same_group(("F", 1), "F & 1")
+    (True, True, True)
+    >>> same_group("a", "b"), same_group(None, "missing")
+    (False, True)
+    """
+    if g == given:
+        return True
+    if isinstance(g, tuple) and isinstance(given, list | tuple) and len(given) == len(g):
+        return all(str(_plain(a)) == str(b) for a, b in zip(g, given, strict=True))
+    return _text(g) == str(given)
+
+
+def _text(g) -> str:
+    return "missing" if g is None else str(_plain(g))
+
+
+def check_groups(n_rows: int, source, groups: Sequence, *, where: str | None,
+                 excluded: dict, gname: str, empty: str | None = None,
+                 usable: bool | None = None, two: bool = True) -> list:
+    """The groups an audit compares, or the one-line error that says why there are none.
+
+    The one check of every kind (main, impact ratios, scores): no rows at all, a ``where``
+    condition that selects none of them, no group with usable rows, a single group.
+
+    Parameters
+    ----------
+    n_rows : int
+        Rows scanned.
+    source : str
+        What was scanned (for the message).
+    groups : sequence
+        The groups found.
+    where : str or None
+        The audit's ``where`` condition.
+    excluded : dict
+        Rows excluded, by reason (reasons starting ``"where"`` were removed by ``where``).
+    gname : str
+        The group column(s), as the messages name them.
+    empty : str, optional
+        The message (after ``"group: "``) when no group has usable rows.
+    usable : bool, optional
+        Whether any group has usable rows (default: ``groups`` is not empty).
+    two : bool
+        Whether a single group is an error here.
+
+    Examples
+    --------
+    >>> check_groups(10, "t.csv", ["a", "b"], where=None, excluded={}, gname="g")
+    ['a', 'b']
+    >>> check_groups(10, "t.csv", ["a"], where=None, excluded={}, gname="g")
+    Traceback (most recent call last):
+    ...
+    fairbound.errors.FairboundError: group: column 'g' has a single group ('a'); ...
+    """
+    if n_rows == 0:
+        raise FairboundError(f"data: no rows in {source}", param="data")
+    groups = list(groups)
+    if not (len(groups) > 0 if usable is None else usable):
+        by_where = sum(v for k, v in excluded.items() if str(k).startswith("where"))
+        if where is not None and by_where >= n_rows:
+            raise FairboundError(f"where: the condition {where!r} selects none of the "
+                                 f"{n_rows:,} rows", param="where")
+        raise FairboundError("group: " + (empty or f"column {gname!r} has no non-missing "
+                                                   "values"), param="group")
+    if two and len(groups) == 1:
+        raise FairboundError(
+            f"group: column {gname!r} has a single group ({_plain(groups[0])!r}); "
+            "at least two are needed to compare", param="group")
+    return groups

@@ -54,12 +54,13 @@ import datetime as _dt
 import math
 import warnings
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
 
 from fairbound._validate import check_bool
+from fairbound.audit.control import bonferroni_level, controlled
 from fairbound.audit.pairing import REST, check_comparison, pairs, resolve_reference
 from fairbound.audit.verdicts import (
     DISADVANTAGED,
@@ -71,7 +72,7 @@ from fairbound.audit.verdicts import (
 )
 from fairbound.errors import FairboundError
 from fairbound.metrics import check_favourable, get_metric, get_metrics, oriented
-from fairbound.stats.base import check_confidence_level
+from fairbound.stats.base import ConfidenceInterval, check_confidence_level
 
 SCHEMA = "fairbound.ppi_audit/1"
 
@@ -177,6 +178,10 @@ class PPIComparison:
         positive class).
     note : str
         Why something is not estimable, few gold labels, and similar.
+    inputs : object
+        The per-group counts of both sides the intervals were computed from (kept so that
+        :meth:`confidence_interval` and :meth:`PPIAuditResult.recompute` need no data;
+        ``None`` for a row built by hand).
     """
 
     metric: str
@@ -207,6 +212,33 @@ class PPIComparison:
     gold_labels_needed_labeled_only: float
     rate_is_cost: bool = False
     note: str = ""
+    inputs: Any = field(default=None, repr=False, compare=False)
+
+    def confidence_interval(self, confidence_level: float | None = None
+                            ) -> ConfidenceInterval:
+        """The deciding interval of the gap: the one shown, or at another level.
+
+        Parameters
+        ----------
+        confidence_level : float, optional
+            ``None`` (default): the interval shown, at ``interval_level`` (adjusted for the
+            audit's error control).  A level: this comparison's interval at that level on
+            its own, recomputed from the stored counts (no multiplicity adjustment).
+
+        Returns
+        -------
+        ConfidenceInterval
+            ``(low, high)`` of ``rate_A - rate_B``.
+        """
+        if confidence_level is None:
+            return ConfidenceInterval(self.low, self.high)
+        rho = check_confidence_level(confidence_level)
+        if self.inputs is None:
+            raise FairboundError("confidence_level: this comparison keeps no counts (built "
+                                 "by hand), so its interval cannot be recomputed; run "
+                                 "ppi_audit again", param="confidence_level")
+        c = _compare(self.inputs, rho, rho, self.guarantee == "finite-sample", False)
+        return ConfidenceInterval(c.low, c.high)
 
     @property
     def width(self) -> float:
@@ -342,6 +374,9 @@ class PPIAuditResult:
         Warnings and explanations (sampling check, demographic parity on all rows, ...).
     version, created : str
         fairbound version and UTC timestamp.
+    planned : bool
+        Whether the gold labels needed were computed (``plan=`` of
+        :func:`ppi_audit_counts`).
     """
 
     comparisons: tuple[PPIComparison, ...]
@@ -366,6 +401,7 @@ class PPIAuditResult:
     batches: tuple | None = None
     looks: int = 1
     created: str = ""
+    planned: bool = field(default=True, repr=False)
 
     def __len__(self) -> int:
         return len(self.comparisons)
@@ -399,9 +435,10 @@ class PPIAuditResult:
         return pd.DataFrame([c.to_dict(numbers=True) for c in self.comparisons])
 
     def to_dict(self) -> dict:
-        """JSON-ready dictionary with a versioned schema name."""
+        """JSON-ready dictionary: schema ``"fairbound.ppi_audit/1"``, ``kind`` ``"ppi"``."""
         return {
-            "schema": SCHEMA, "fairbound_version": self.version, "created": self.created,
+            "schema": SCHEMA, "kind": "ppi", "fairbound_version": self.version,
+            "created": self.created,
             "source": self.source, "engine": self.engine, "columns": self.columns,
             "n_rows": self.n_rows, "excluded": dict(self.excluded),
             "task": "binary", "classes": [_jsonable(c) for c in self.classes],
@@ -422,6 +459,99 @@ class PPIAuditResult:
         from fairbound._io import json_text
 
         return json_text(self.to_dict(), path, indent=indent)
+
+    def confidence_interval(self, confidence_level: float | None = None
+                            ) -> ConfidenceInterval:
+        """Every comparison's deciding interval, as arrays in the order of ``comparisons``.
+
+        ``None`` (default): the intervals shown.  A level: the whole audit recomputed at
+        that level under its error control (see :meth:`recompute`).
+        """
+        from fairbound.audit.contract import result_intervals
+
+        return result_intervals(self, confidence_level)
+
+    def recompute(self, *, confidence_level: float | None = None,
+                  error_control: str | None = None) -> PPIAuditResult:
+        """The whole audit at another level or error control, from the stored counts.
+
+        No data is read again.  Arguments left out keep their values in this result.
+
+        Parameters
+        ----------
+        confidence_level : float, optional
+            New level (family-wise under ``error_control="family"``).
+        error_control : {'family', 'fdr', 'none'}, optional
+            Which error the verdicts control.
+
+        Returns
+        -------
+        PPIAuditResult
+        """
+        rho = check_confidence_level(self.confidence_level if confidence_level is None
+                                     else confidence_level)
+        control = self.error_control if error_control is None else \
+            check_error_control(error_control)
+        rows = [c.inputs for c in self.comparisons]
+        if any(r is None for r in rows):
+            raise FairboundError("recompute: this result keeps no counts (built by hand); "
+                                 "run ppi_audit again", param="confidence_level")
+        comps, n_tests = _build(rows, confidence_level=rho, error_control=control,
+                                guaranteed=self.guaranteed, plan=self.planned,
+                                looks=self.looks)
+        return replace(self, comparisons=_with_inputs(comps, rows), confidence_level=rho,
+                       error_control=control, n_tests=n_tests)
+
+    def summary(self) -> list[str]:
+        """Plain-language sentences, gaps found first (the report's wording)."""
+        from fairbound.report.ppi_report import ppi_sentence
+
+        order = sorted(self.comparisons, key=lambda c: c.verdict not in DISADVANTAGED)
+        d = self.to_dict()
+        return [ppi_sentence(c.to_dict(), result=d) for c in order]
+
+    def plot(self, kind: str = "forest", **options):
+        """Forest plot of every gap with its interval (needs matplotlib).
+
+        Parameters
+        ----------
+        kind : {'forest'}
+            The only figure: each gap ``rate_A - rate_B`` with its deciding interval.
+        **options
+            Passed to :func:`fairbound.viz.ppi.plot_ppi_forest` (``ax=``, ``max_rows=``).
+
+        Returns
+        -------
+        matplotlib.figure.Figure
+        """
+        from fairbound._validate import check_choice
+        from fairbound.viz.ppi import plot_ppi_forest
+
+        check_choice(kind, ("forest",), "kind")
+        return plot_ppi_forest(self, **options)
+
+    def report(self, path, *, title: str | None = None):
+        """Write a self-contained HTML page (:func:`fairbound.report.ppi_report.write_ppi_report`).
+
+        Parameters
+        ----------
+        path : str or Path
+            Output ``.html`` file.
+        title : str, optional
+            Page title.
+
+        Returns
+        -------
+        Path
+        """
+        from fairbound.report.ppi_report import write_ppi_report
+
+        return write_ppi_report(self, path, title=title)
+
+
+def _with_inputs(comps, rows) -> tuple[PPIComparison, ...]:
+    """The comparisons with the counts each was computed from (in the order of ``rows``)."""
+    return tuple(replace(c, inputs=r) for c, r in zip(comps, rows, strict=True))
 
 
 # --------------------------------------------------------------------------- arithmetic
@@ -567,7 +697,7 @@ def _ppi_gap(ca, cb, component, level, guaranteed):
         # each at alpha / 2, intersected (a union bound: both hold together with
         # probability >= 1 - alpha).  So a proxy too weak for the finite-sample PPI
         # interval to pay off costs only the split of alpha, and a near-perfect one helps.
-        half = 1.0 - (1.0 - level) / 2.0
+        half = bonferroni_level(level, 2)
         try:
             g = P.ppi_guaranteed_gap_interval(sa, sb, half, lam=1.0)
             pa = P.ppi_mean_interval(sa, level, tuned=False)
@@ -747,7 +877,6 @@ def _build(rows: Sequence[_Row], *, confidence_level, error_control, guaranteed,
 
     ``looks`` splits the error over planned looks (Bonferroni across annotation batches).
     """
-    alpha = (1.0 - confidence_level) / looks
     families: dict[tuple, int] = {}
     for r in rows:
         key = (r.metric, _jsonable(r.group_a), _jsonable(r.group_b))
@@ -757,26 +886,17 @@ def _build(rows: Sequence[_Row], *, confidence_level, error_control, guaranteed,
     m = max(sum(1 for c in first if c.estimable), 1)
 
     def at(level_of, final=False):
-        return [_compare(r, level_of(r), confidence_level, guaranteed, final and plan)
+        return [_compare(r, level_of(families[(r.metric, _jsonable(r.group_a),
+                                                _jsonable(r.group_b))]),
+                         confidence_level, guaranteed, final and plan)
                 for r in rows]
 
-    if error_control == "none":
-        return at(lambda r: 1.0 - alpha / families[(r.metric, _jsonable(r.group_a),
-                                                     _jsonable(r.group_b))], True), m
-    if error_control == "family":
-        return at(lambda r: 1.0 - alpha / m, True), m
-    # Benjamini-Hochberg by step-down over the number of discoveries, with the
-    # false-coverage-rate intervals of Benjamini & Yekutieli (as the main audit)
-    r_count = m
-    while True:
-        built = at(lambda r, k=r_count: 1.0 - k * alpha / m)
-        found = sum(1 for c in built if c.verdict in DISADVANTAGED)
-        if found >= r_count or found == 0:
-            if found == 0:
-                r_count = 1
-            break
-        r_count = found
-    return at(lambda r, k=r_count: 1.0 - k * alpha / m, True), m
+    # the levels as the main audit sets them (fairbound.audit.control); the last build
+    # also plans the gold labels each comparison needs
+    return controlled(at, error_control=error_control, confidence_level=confidence_level,
+                      m=m, looks=looks,
+                      discoveries=lambda b: sum(1 for c in b if c.verdict in DISADVANTAGED),
+                      finish=lambda level_of: at(level_of, True)), m
 
 
 def _resolve_metrics(metrics) -> tuple:
@@ -1039,7 +1159,7 @@ def ppi_audit_counts(table, *, metrics=None, comparison: str = "pairwise", refer
         notes.append("gold labels needed are planned for the asymptotic PPI++ and "
                      "labeled-only intervals (no planner for the guaranteed ones)")
     return PPIAuditResult(
-        comparisons=tuple(comps), groups=checks, n_rows=int(table.n_rows),
+        comparisons=_with_inputs(comps, rows), groups=checks, n_rows=int(table.n_rows),
         excluded=dict(table.excluded), engine=table.engine, source=table.source,
         columns=dict(table.columns), classes=tuple(table.classes),
         metrics=tuple(mm.name for mm in metric_objs), comparison=comparison,
@@ -1049,6 +1169,7 @@ def ppi_audit_counts(table, *, metrics=None, comparison: str = "pairwise", refer
         created=_dt.datetime.now(_dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
         assumption=WEIGHTED_ASSUMPTION if weighted else ASSUMPTION,
         batches=tuple(table.batches) if weighted else None, looks=looks,
+        planned=bool(plan),
     )
 
 
@@ -1072,6 +1193,7 @@ def ppi_audit(
     batch: str | None = None,
     looks: int = 1,
     proxy_kind: str = "label",
+    engine: str = "auto",
 ) -> PPIAuditResult:
     """Audit a classifier's fairness gaps from few gold labels and a proxy labeler.
 
@@ -1149,6 +1271,9 @@ def ppi_audit(
         ``'score'``: ``proxy`` is the proxy's probability of the positive class, in
         ``[0, 1]``, used as it is (:mod:`fairbound.stats.ppi_score`) rather than
         thresholded; the agreement and sampling checks read ``score >= 0.5``.
+    engine : {'auto', 'duckdb', 'spark'}
+        ``auto``: Spark for a Spark DataFrame, DuckDB otherwise; ``spark`` with a file
+        path reads it with the active Spark session (``docs/engines.md``).
 
     Returns
     -------
@@ -1213,7 +1338,10 @@ def ppi_audit(
                              "recorded sampling probabilities; use guaranteed=False (the "
                              "weighted PPI++ interval) or uniformly drawn gold labels",
                              param="guaranteed")
-    table = ppi_counts(data, group=group, label=label, proxy=proxy, prediction=prediction,
+    from fairbound.engines import engine_input
+
+    table = ppi_counts(engine_input(data, engine), group=group, label=label, proxy=proxy,
+                       prediction=prediction,
                        pos_label=pos_label, where=where,
                        sampling_probability=sampling_probability, batch=batch,
                        proxy_kind=proxy_kind)

@@ -28,13 +28,16 @@ import datetime as _dt
 import math
 import numbers
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
 
 from fairbound._validate import check_choice, check_columns
+from fairbound.audit.control import ERROR_CONTROLS, check_error_control, controlled  # noqa: F401
+from fairbound.audit.pairing import check_groups, resolve_reference, same_group
 from fairbound.audit.result import _jsonable
+from fairbound.audit.verdicts import ADVERSE, NO_ADVERSE, NO_EVIDENCE, NOT_ESTIMABLE, REFERENCE
 from fairbound.engines import AggregateSpec, aggregate
 from fairbound.engines.assemble import MISSING_GROUP
 from fairbound.errors import FairboundError
@@ -43,17 +46,11 @@ from fairbound.metrics import check_favourable
 SCHEMA = "fairbound.impact/1"
 LL144_SCHEMA = "fairbound.ll144/1"
 
-ADVERSE = "evidence of adverse impact"
-NO_ADVERSE = "evidence of no adverse impact"
-NO_EVIDENCE = "not enough evidence"
-NOT_ESTIMABLE = "not estimable"
-REFERENCE = "reference group"
 #: Verdicts of an impact-ratio row.
 VERDICTS = (ADVERSE, NO_ADVERSE, NO_EVIDENCE, NOT_ESTIMABLE, REFERENCE)
 
 VERSUS = ("highest", "reference", "pairwise")
 METHODS = ("exact", "koopman", "katz")
-ERROR_CONTROLS = ("family", "none")
 GUARANTEES = {"exact": "finite-sample", "koopman": "asymptotic", "katz": "asymptotic"}
 
 #: Rate name -> which rows form its denominator (``"all"``, ``"pos"``: y = positive class,
@@ -151,6 +148,11 @@ class ImpactRatio:
         NaN when the verdict is settled).
     note : str
         Why a row is not estimable, or remarks on the plan.
+
+    Notes
+    -----
+    As every comparison row of fairbound, it also answers to ``group_a`` (``group``),
+    ``group_b`` (``versus``), ``estimate`` (``ratio``) and ``confidence_interval()``.
     """
 
     group: Any
@@ -178,6 +180,46 @@ class ImpactRatio:
     def rate_versus(self) -> float:
         """The rate of the group it is compared with."""
         return self.count_versus / self.n_versus if self.n_versus > 0 else math.nan
+
+    @property
+    def group_a(self) -> Any:
+        """The group (``group``; the row contract's name)."""
+        return self.group
+
+    @property
+    def group_b(self) -> Any:
+        """The group it is compared with (``versus``)."""
+        return self.versus
+
+    @property
+    def estimate(self) -> float:
+        """The impact ratio (``ratio``)."""
+        return self.ratio
+
+    def confidence_interval(self, confidence_level: float | None = None):
+        """The interval of the ratio as computed: ``(low, high)``.
+
+        Parameters
+        ----------
+        confidence_level : float, optional
+            ``None`` (default): the interval shown, at ``interval_level``.  Another level
+            cannot be had from the row alone (with ``versus="highest"`` the interval is a
+            minimum over every pair of groups, and the row does not record the method): use
+            :meth:`ImpactRatioResult.recompute` with ``confidence_level=``.
+
+        Returns
+        -------
+        ConfidenceInterval
+        """
+        from fairbound.stats.base import ConfidenceInterval, check_confidence_level
+
+        if confidence_level is not None:
+            check_confidence_level(confidence_level)
+            raise FairboundError(
+                "confidence_level: an impact ratio's interval depends on the other groups "
+                "and the method, which the row does not hold; use ImpactRatioResult."
+                "recompute(confidence_level=...)", param="confidence_level")
+        return ConfidenceInterval(self.low, self.high)
 
     def to_dict(self) -> dict:
         """JSON-ready dictionary (``None`` for NaN and infinite values)."""
@@ -311,6 +353,74 @@ class ImpactRatioResult:
         raise FairboundError(f"group {group!r} has no impact ratio; groups are "
                              f"{[_label(r.group) for r in self.ratios][:20]}", param="group")
 
+    @property
+    def comparisons(self) -> tuple[ImpactRatio, ...]:
+        """The rows (``ratios``), under the name every result uses."""
+        return self.ratios
+
+    def select(self, *, verdict: str | None = None, group: Any = None) -> tuple:
+        """Rows filtered by verdict (one of :data:`VERDICTS`) and/or group.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> df = pd.DataFrame({"g": ["a"] * 200 + ["b"] * 200,
+        ...                    "hired": [1] * 100 + [0] * 100 + [1] * 50 + [0] * 150})
+        >>> res = impact_ratios(df, group="g", prediction="hired")
+        >>> [r.group for r in res.select(verdict="evidence of adverse impact")]
+        ['b']
+        """
+        return _select(self.ratios, verdict=verdict, group=group)
+
+    def confidence_interval(self, confidence_level: float | None = None):
+        """Every row's interval, as arrays in the order of ``ratios``.
+
+        ``None`` (default): the intervals shown.  A level: the category recomputed at that
+        level under its error control (see :meth:`recompute`).
+
+        Returns
+        -------
+        ConfidenceInterval
+        """
+        from fairbound.audit.contract import result_intervals
+
+        return result_intervals(self, confidence_level)
+
+    def recompute(self, *, confidence_level: float | None = None,
+                  error_control: str | None = None, threshold: float | None = None,
+                  method: str | None = None) -> ImpactRatioResult:
+        """The ratios at another level, error control, threshold or method, from the counts.
+
+        No data is read again.  Arguments left out keep their values in this result.
+
+        Returns
+        -------
+        ImpactRatioResult
+        """
+        from fairbound.stats.base import check_confidence_level
+
+        rho = check_confidence_level(self.confidence_level if confidence_level is None
+                                     else confidence_level)
+        control = self.error_control if error_control is None else \
+            check_error_control(error_control)
+        thr = self.threshold if threshold is None else _check_threshold(threshold)
+        meth = self.method if method is None else _choice(method, METHODS, "method")
+        kept = [s for s in self.groups if s not in self.small_groups]
+        rows, level, m, highest = _ratios(kept, versus=self.versus, reference=self.reference,
+                                          threshold=thr, confidence_level=rho,
+                                          error_control=control, method=meth)
+        return replace(self, ratios=tuple(rows), interval_level=level, n_tests=m,
+                       highest=highest, confidence_level=rho, error_control=control,
+                       threshold=thr, method=meth, guarantee=GUARANTEES[meth])
+
+    def summary(self) -> list[str]:
+        """Plain-language sentences (the report's wording), adverse impact first."""
+        from fairbound.report.ll144 import ratio_sentence
+
+        d = self.to_dict()
+        order = sorted(d["ratios"], key=lambda r: r["verdict"] != ADVERSE)
+        return [ratio_sentence(d, r) for r in order]
+
     def to_frame(self):
         """One row per impact ratio, then one per group under ``min_share`` (pandas)."""
         import pandas as pd
@@ -337,9 +447,10 @@ class ImpactRatioResult:
         return math.nan
 
     def to_dict(self) -> dict:
-        """JSON-ready dictionary with a versioned schema name (``"fairbound.impact/1"``)."""
+        """JSON-ready dictionary: schema ``"fairbound.impact/1"``, kind ``"impact_ratios"``."""
         return {
-            "schema": SCHEMA, "fairbound_version": self.version, "created": self.created,
+            "schema": SCHEMA, "kind": "impact_ratios", "fairbound_version": self.version,
+            "created": self.created,
             "source": self.source, "engine": self.engine, "category": self.category,
             "columns": dict(self.columns), "rate": self.rate, "rate_name": self.rate_name,
             "rows": self.rows, "favourable": self.favourable,
@@ -405,7 +516,7 @@ class LL144Audit:
     def to_dict(self) -> dict:
         """JSON-ready dictionary (``"fairbound.ll144/1"``), each category's inside."""
         first = self.categories[0]
-        return {"schema": LL144_SCHEMA, "fairbound_version": first.version,
+        return {"schema": LL144_SCHEMA, "kind": "ll144", "fairbound_version": first.version,
                 "created": first.created, "data_source": self.data_source,
                 "date_column": self.date_column,
                 "date_range": list(self.date_range) if self.date_range else None,
@@ -416,6 +527,55 @@ class LL144Audit:
         from fairbound._io import json_text
 
         return json_text(self.to_dict(), path, indent=indent)
+
+    @property
+    def comparisons(self) -> tuple[ImpactRatio, ...]:
+        """Every category's rows, in category order."""
+        return tuple(r for c in self.categories for r in c.ratios)
+
+    def select(self, *, verdict: str | None = None, group: Any = None,
+               category: str | None = None) -> tuple:
+        """Rows filtered by verdict, group and/or category (a group column, or ``a & b``)."""
+        cats = self.categories
+        if category is not None:
+            cats = tuple(c for c in cats if c.category == category)
+            if not cats:
+                raise FairboundError(f"category: {category!r} not found; categories are "
+                                     f"{[c.category for c in self.categories]}",
+                                     param="category")
+        return _select([r for c in cats for r in c.ratios], verdict=verdict, group=group)
+
+    def confidence_interval(self, confidence_level: float | None = None):
+        """Every row's interval, as arrays in the order of ``comparisons``.
+
+        A level recomputes every category at it (see :meth:`recompute`).
+
+        Returns
+        -------
+        ConfidenceInterval
+        """
+        from fairbound.audit.contract import result_intervals
+
+        return result_intervals(self, confidence_level)
+
+    def recompute(self, **changes) -> LL144Audit:
+        """Every category recomputed (:meth:`ImpactRatioResult.recompute`), no data read.
+
+        Parameters
+        ----------
+        **changes
+            ``confidence_level``, ``error_control``, ``threshold``, ``method``.
+
+        Returns
+        -------
+        LL144Audit
+        """
+        return replace(self, categories=tuple(c.recompute(**changes)
+                                              for c in self.categories))
+
+    def summary(self) -> list[str]:
+        """Every category's sentences (:meth:`ImpactRatioResult.summary`), in order."""
+        return [s for c in self.categories for s in c.summary()]
 
     def to_frame(self):
         """Every category's rows in one pandas DataFrame."""
@@ -453,12 +613,15 @@ def _pct(level: float) -> str:
     return fmt_level(level)
 
 
-def _same_group(g, given) -> bool:
-    if g == given:
-        return True
-    if isinstance(g, tuple) and isinstance(given, list | tuple) and len(given) == len(g):
-        return all(str(_jsonable(a)) == str(b) for a, b in zip(g, given, strict=True))
-    return _label(g) == str(given)
+def _select(rows, *, verdict, group) -> tuple:
+    if verdict is not None:
+        check_choice(verdict, VERDICTS, "verdict")
+    return tuple(r for r in rows if (verdict is None or r.verdict == verdict)
+                 and (group is None or _same_group(r.group, group)))
+
+
+# how a group is named (its value, its text, its parts): the one rule of every kind
+_same_group = same_group
 
 
 # ----------------------------------------------------------------------------- checks
@@ -559,7 +722,6 @@ def _ratios(stats: list[GroupRate], *, versus: str, reference, threshold: float,
 
     Returns ``(rows, interval_level, n_tests, highest)``.
     """
-    alpha = 1.0 - confidence_level
     ok = [s for s in stats if s.n > 0]
     if len(ok) < 2:
         raise FairboundError(
@@ -568,15 +730,37 @@ def _ratios(stats: list[GroupRate], *, versus: str, reference, threshold: float,
             f"{[_label(s.group) for s in ok]} do (lower min_share to include smaller "
             "groups)", param="group")
     G = len(ok)
-    rows: list[ImpactRatio] = []
-    highest = None
     if versus == "reference":
         ref = next(s for s in stats if s.group == reference)
         if ref.n <= 0:
             raise FairboundError(f"reference: group {_label(reference)!r} has no rows in the "
                                  "rate's denominator", param="reference")
-        m = G - 1
-        level = 1.0 - alpha / m if error_control == "family" else confidence_level
+        m, k = G - 1, 1
+    else:
+        # under "none" each row on its own: a pair for pairwise; for highest, the G - 1
+        # pairs a row depends on hold together at confidence_level
+        m, k = G * (G - 1) // 2, (1 if versus == "pairwise" else G - 1)
+
+    def build(level_of):
+        rows, level, highest = _ratio_rows(stats, ok, level_of(k), versus=versus,
+                                           reference=reference, threshold=threshold,
+                                           method=method)
+        return rows, level, m, highest
+
+    rows, level, m, highest = controlled(
+        build, error_control=error_control, confidence_level=confidence_level, m=m,
+        discoveries=lambda b: sum(1 for r in b[0] if r.verdict == ADVERSE))
+    return rows, level, m, highest
+
+
+def _ratio_rows(stats: list[GroupRate], ok: list[GroupRate], level: float, *, versus: str,
+                reference, threshold: float, method: str):
+    """``(rows, level, highest)``: every row of one category with its intervals at ``level``."""
+    G = len(ok)
+    rows: list[ImpactRatio] = []
+    highest = None
+    if versus == "reference":
+        ref = next(s for s in stats if s.group == reference)
         for s in stats:
             if s.group == reference:
                 rows.append(ImpactRatio(s.group, s.group, s.n, s.count, s.n, s.count, 1.0,
@@ -592,14 +776,7 @@ def _ratios(stats: list[GroupRate], *, versus: str, reference, threshold: float,
             rows.append(ImpactRatio(s.group, ref.group, s.n, s.count, ref.n, ref.count,
                                     _ratio(s.count, s.n, ref.count, ref.n), lo, hi, lo, hi,
                                     level, v, need, note))
-        return rows, level, m, None
-    m = G * (G - 1) // 2
-    if error_control == "family":
-        level = 1.0 - alpha / m
-    else:
-        # each row on its own: a pair for pairwise; for highest, the G - 1 pairs a row
-        # depends on hold together at confidence_level
-        level = confidence_level if versus == "pairwise" else 1.0 - alpha / (G - 1)
+        return rows, level, None
     pair: dict[tuple[int, int], tuple[float, float]] = {}
     for i in range(G):
         for j in range(i + 1, G):
@@ -619,7 +796,7 @@ def _ratios(stats: list[GroupRate], *, versus: str, reference, threshold: float,
                 rows.append(ImpactRatio(sa.group, sb.group, sa.n, sa.count, sb.n, sb.count,
                                         _ratio(sa.count, sa.n, sb.count, sb.n), lo, hi, lo,
                                         hi, level, v, need, note))
-        return rows, level, m, None
+        return rows, level, None
     # versus highest: every pair at the family's level; a group's ratio to the highest true
     # rate is min(1, min_b p_a / p_b), bounded by the same min over the pair intervals
     h = max(range(G), key=lambda i: (ok[i].rate, -i))
@@ -644,7 +821,7 @@ def _ratios(stats: list[GroupRate], *, versus: str, reference, threshold: float,
             note = "no group has the favourable outcome: the ratios are undefined"
         rows.append(ImpactRatio(s.group, ok[h].group, s.n, s.count, ok[h].n, ok[h].count,
                                 est, lo, hi, plo, phi, level, v, need, note))
-    return rows, level, m, highest
+    return rows, level, highest
 
 
 def _empty_row(s: GroupRate, other: GroupRate, level: float) -> ImpactRatio:
@@ -740,8 +917,11 @@ def impact_ratios(
     confidence_level : float
         With ``error_control="family"``, the probability that every verdict of the
         category holds together is at least this.
-    error_control : {'family', 'none'}
+    error_control : {'family', 'fdr', 'none'}
         ``"family"`` (default): Bonferroni over every pairwise interval computed.
+        ``"fdr"``: Benjamini-Hochberg over the same ``m``, counting the rows with evidence
+        of adverse impact as discoveries, every interval at the false-coverage-rate level
+        ``1 - R alpha / m`` (:mod:`fairbound.audit.control`).
         ``"none"``: each row on its own at ``confidence_level`` (for ``highest``, the
         ``G - 1`` pairs a row depends on are still adjusted together).
     method : {'exact', 'koopman', 'katz'}
@@ -828,7 +1008,7 @@ def impact_ratios(
     from fairbound.stats.base import check_confidence_level
 
     rho = check_confidence_level(confidence_level)
-    control = _choice(error_control, ERROR_CONTROLS, "error_control")
+    control = check_error_control(error_control)
     meth = _choice(method, METHODS, "method")
     fav = check_favourable(favourable)
     share_min = _check_min_share(min_share)
@@ -856,16 +1036,13 @@ def impact_ratios(
         excluded["missing prediction"] = (excluded.pop("missing label")
                                           + excluded.get("missing prediction", 0))
     category = " & ".join(groups)
-    if agg.n_rows == 0:
-        raise FairboundError(f"data: no rows in {agg.source}", param="data")
-    if not agg.groups or agg.confusion is None or int(agg.confusion.sum()) == 0:
-        by_where = sum(v for k, v in agg.excluded.items() if str(k).startswith("where"))
-        if where is not None and by_where >= agg.n_rows:
-            raise FairboundError(f"where: the condition {where!r} selects none of the "
-                                 f"{agg.n_rows:,} rows", param="where")
-        raise FairboundError(f"group: no row has a value of {category!r} and a prediction "
-                             f"({agg.n_rows:,} rows scanned; excluded: {excluded})",
-                             param="group")
+    # the one check of every kind; a single group is refused by _ratios (min_share)
+    check_groups(agg.n_rows, agg.source, agg.groups or [], where=where, excluded=agg.excluded,
+                 gname=category, two=False,
+                 usable=bool(agg.groups) and agg.confusion is not None
+                 and int(agg.confusion.sum()) != 0,
+                 empty=f"no row has a value of {category!r} and a prediction "
+                       f"({agg.n_rows:,} rows scanned; excluded: {excluded})")
     total, n, count, positive = _counts(agg, rows_kind=rows_kind, favourable=fav,
                                         pos_label=pos_label, label_given=label,
                                         prediction=prediction)
@@ -874,12 +1051,8 @@ def impact_ratios(
              for g, t, nn, c in zip(agg.groups, total, n, count, strict=True)]
     ref = None
     if versus == "reference":
-        match = [s.group for s in stats if _same_group(s.group, reference)]
-        if not match:
-            raise FairboundError(
-                f"reference: group {reference!r} not found in {category!r}; groups are "
-                f"{[_label(s.group) for s in stats][:20]}", param="reference")
-        ref = match[0]
+        ref = resolve_reference([s.group for s in stats], reference, "vs-reference",
+                                category, where=repr(category), name=_label)
     small = tuple(s for s in stats if s.share < share_min and s.group != ref)
     kept = [s for s in stats if not (s.share < share_min and s.group != ref)]
     rows, level, m, highest = _ratios(kept, versus=versus, reference=ref, threshold=thr,

@@ -227,7 +227,7 @@ class Comparison:
         opts = options if (options or method) else dict(self.options)
         return _compare(
             self.metric, self.component, self.rate, self.rate_is_cost, self.cls,
-            self.group_a, self.group_b, self.a, self.b, method=m.name,
+            self.group_a, self.group_b, self.a, self.b, method=m,
             family_level=rho, interval_level=rho,
             seed=self.seed if seed is None else check_seed(seed), options=opts,
             tolerance=self.tolerance,
@@ -314,6 +314,9 @@ class AuditResult:
         ``"positive"`` (the positive class is the favourable outcome) or ``"negative"``.
     tolerance : float or None
         Band for "no meaningful gap" verdicts (rate scale).
+    kind : str
+        What was audited, the ``kind`` of the JSON: ``"gaps"`` (:func:`fairbound.audit`)
+        or ``"disagreement"`` (:func:`~fairbound.audit.disagreement.disagreement_audit`).
     """
 
     comparisons: tuple[Comparison, ...]
@@ -339,6 +342,7 @@ class AuditResult:
     n_tests: int = 0
     favourable: str = "positive"
     tolerance: float | None = None
+    kind: str = "gaps"
 
     def __len__(self) -> int:
         return len(self.comparisons)
@@ -360,10 +364,9 @@ class AuditResult:
         ``None`` (default): the intervals shown.  A level: the whole audit recomputed at
         that level under its error control (see :meth:`recompute`).
         """
-        res = self if confidence_level is None else self.recompute(
-            confidence_level=confidence_level)
-        return ConfidenceInterval(np.array([c.low for c in res.comparisons]),
-                                  np.array([c.high for c in res.comparisons]))
+        from fairbound.audit.contract import result_intervals
+
+        return result_intervals(self, confidence_level)
 
     def __iter__(self):
         return iter(self.comparisons)
@@ -418,7 +421,7 @@ class AuditResult:
             check_error_control(error_control)
         tol = self.tolerance if tolerance is None else check_tolerance(tolerance)
         comps, n_tests = _build_from_stats(
-            self._stat_rows(), method=m.name, confidence_level=rho, seed=seed,
+            self._stat_rows(), method=m, confidence_level=rho, seed=seed,
             options=options, error_control=control, tolerance=tol)
         return replace(self, comparisons=comps, method=m.name, confidence_level=rho,
                        seed=seed, error_control=control, n_tests=n_tests, tolerance=tol)
@@ -445,9 +448,10 @@ class AuditResult:
         )
 
     def to_dict(self) -> dict:
-        """JSON-ready dictionary with a versioned schema name."""
+        """JSON-ready dictionary with a versioned schema name and the result's ``kind``."""
         return {
             "schema": SCHEMA,
+            "kind": self.kind,
             "fairbound_version": self.version,
             "created": self.created,
             "source": self.source,

@@ -48,7 +48,20 @@ from typing import Any
 import numpy as np
 
 from fairbound._validate import check_choice, check_columns, check_seed
-from fairbound.audit.pairing import MAX_COMPARISONS, REST, check_comparison, group_name, pairs
+
+# SMALL_GROUP: groups with fewer rows in a denominator get a note and a warning
+from fairbound._words import SMALL_GROUP
+from fairbound.audit.contract import LegacyResultInterval, TupleCompatibleMethod, row_intervals
+from fairbound.audit.control import ERROR_CONTROLS, check_error_control, controlled
+from fairbound.audit.pairing import (
+    MAX_COMPARISONS,
+    REST,
+    check_comparison,
+    check_groups,
+    group_name,
+    pairs,
+    resolve_reference,
+)
 from fairbound.audit.verdicts import (
     GAP_VERDICTS,
     NO_EVIDENCE,
@@ -58,7 +71,7 @@ from fairbound.audit.verdicts import (
     verdict,
 )
 from fairbound.errors import FairboundError, SmallGroupWarning
-from fairbound.stats.base import NotEstimable, check_confidence_level
+from fairbound.stats.base import ConfidenceInterval, NotEstimable, check_confidence_level
 from fairbound.stats.scores import (
     BANDS,
     GUARANTEE_ASYMPTOTIC,
@@ -85,10 +98,9 @@ METRICS = ("auc", "calibration_in_the_large", "calibration_ece", "selection_rate
            "tpr_sweep", "fpr_sweep")
 SWEEP_RATES = {"selection_rate_sweep": "selection_rate", "tpr_sweep": "tpr",
                "fpr_sweep": "fpr"}
-#: ``error_control`` values of a score audit.
-SCORE_ERROR_CONTROLS = ("family", "none")
-#: Below this many rows a group is named in a :class:`SmallGroupWarning`.
-SMALL_GROUP = 30
+#: ``error_control`` values of a score audit: the one set every audit takes
+#: (:data:`fairbound.audit.control.ERROR_CONTROLS`); this name is kept for one release.
+SCORE_ERROR_CONTROLS = ERROR_CONTROLS
 #: Calibration bins when the scores are exact (equal-width bins on [0, 1]).
 DEFAULT_CALIBRATION_BINS = 10
 
@@ -249,10 +261,34 @@ class ScoreComparison:
         """Whether the row has an interval."""
         return self.verdict != NOT_ESTIMABLE
 
-    @property
-    def confidence_interval(self) -> tuple[float, float]:
-        """``(low, high)``."""
-        return self.low, self.high
+    @TupleCompatibleMethod
+    def confidence_interval(self, confidence_level: float | None = None
+                            ) -> ConfidenceInterval:
+        """The row's interval: ``(low, high)`` as computed, at ``interval_level``.
+
+        Parameters
+        ----------
+        confidence_level : float, optional
+            ``None`` (default): the interval shown.  Another level cannot be had from the
+            row alone (it keeps no histograms): use
+            :meth:`ScoreAuditResult.recompute` with ``confidence_level=``.
+
+        Returns
+        -------
+        ConfidenceInterval
+
+        Notes
+        -----
+        This was a property holding the tuple; reading it without calling it still gives
+        the tuple for one release, with a :class:`DeprecationWarning`.
+        """
+        if confidence_level is not None:
+            check_confidence_level(confidence_level)
+            raise FairboundError(
+                "confidence_level: a score comparison keeps no histograms, so its interval "
+                "cannot be recomputed on its own; use ScoreAuditResult.recompute("
+                "confidence_level=...)", param="confidence_level")
+        return ConfidenceInterval(self.low, self.high)
 
     @property
     def sweep(self):
@@ -437,9 +473,34 @@ class ScoreAuditResult:
                        confidence_level=rho, error_control=control, band=b, transform=t,
                        seed=s)
 
-    def confidence_interval(self, *, confidence_level: float) -> ScoreAuditResult:
-        """Every interval and verdict at another level (see :meth:`recompute`)."""
-        return self.recompute(confidence_level=confidence_level)
+    def confidence_interval(self, confidence_level: float | None = None
+                            ) -> ConfidenceInterval:
+        """Every row's interval, as arrays in the order of ``comparisons``.
+
+        Parameters
+        ----------
+        confidence_level : float, optional
+            ``None`` (default): the intervals shown.  A level: the whole audit recomputed at
+            that level under its error control (see :meth:`recompute`), from the
+            histograms.
+
+        Returns
+        -------
+        ConfidenceInterval
+            ``low`` and ``high`` arrays, one entry per comparison.
+
+        Notes
+        -----
+        With a level this used to return the recomputed :class:`ScoreAuditResult`.  Reading
+        a result's attribute from what it returns still works for one release, with a
+        :class:`DeprecationWarning`; use :meth:`recompute` for the result.
+        """
+        if confidence_level is None:
+            return row_intervals(self.comparisons)
+        res = self.recompute(confidence_level=confidence_level)
+        lo, hi = row_intervals(res.comparisons)
+        return LegacyResultInterval(lo, hi, res,
+                                    "ScoreAuditResult.recompute(confidence_level=...)")
 
     def to_frame(self):
         """One row per comparison (pandas DataFrame; sweeps summarised)."""
@@ -469,7 +530,7 @@ class ScoreAuditResult:
         return roc_curve(self.histograms[g.group])
 
     def to_dict(self) -> dict:
-        """JSON-ready dictionary with a versioned schema name (``"fairbound.scores/1"``).
+        """JSON-ready dictionary: schema ``"fairbound.scores/1"``, ``kind`` ``"scores"``.
 
         Each group carries its ROC points and reliability table; each sweep row its
         thresholds, rates and band, so figures and reports need only this dictionary.
@@ -485,9 +546,10 @@ class ScoreAuditResult:
                 d["roc"] = None
             groups.append(d)
         return {
-            "schema": SCHEMA, "fairbound_version": self.version, "created": self.created,
-            "source": self.source, "engine": self.engine, "columns": dict(self.columns),
-            "positive": _clean(self.positive), "n_rows": self.n_rows,
+            "schema": SCHEMA, "kind": "scores", "fairbound_version": self.version,
+            "created": self.created, "source": self.source, "engine": self.engine,
+            "columns": dict(self.columns), "positive": _clean(self.positive),
+            "n_rows": self.n_rows,
             "excluded": dict(self.excluded), "comparison": self.comparison,
             "reference": _clean(self.reference), "confidence_level": self.confidence_level,
             "error_control": self.error_control, "n_tests": self.n_tests, "band": self.band,
@@ -554,7 +616,7 @@ def _check_choice(value, allowed, param: str) -> str:
 
 
 def _check_error_control(error_control) -> str:
-    return _check_choice(error_control, SCORE_ERROR_CONTROLS, "error_control")
+    return check_error_control(error_control)
 
 
 def _check_calibration_bins(value):
@@ -835,12 +897,19 @@ def _build(hists: dict, order: list, comparison: str, reference, *, confidence_l
         live = {m: _estimable(m, ha, hb) for m in metrics}
         plan.append((ga, gb, ha, hb, live))
     m = sum(1 for *_, live in plan for why in live.values() if why is None)
-    alpha = 1.0 - confidence_level
-    level = 1.0 - alpha / max(m, 1) if error_control == "family" else confidence_level
-    rows: list[ScoreComparison] = []
-    for ga, gb, ha, hb, live in plan:
-        rows.extend(_pair_rows(ga, gb, ha, hb, metrics, level, live, transform, band,
-                               calibration_bins, seed))
+
+    def build(level_of):
+        # every row is its own comparison (k = 1) under "none"
+        level = level_of(1)
+        rows: list[ScoreComparison] = []
+        for ga, gb, ha, hb, live in plan:
+            rows.extend(_pair_rows(ga, gb, ha, hb, metrics, level, live, transform, band,
+                                   calibration_bins, seed))
+        return rows
+
+    rows = controlled(build, error_control=error_control, confidence_level=confidence_level,
+                      m=m, discoveries=lambda b: sum(1 for c in b
+                                                     if c.verdict in GAP_VERDICTS))
     groups = _group_results(hists, order, confidence_level, transform, calibration_bins)
     return groups, tuple(rows), m
 
@@ -903,14 +972,8 @@ def score_audit_histograms(histograms, *, comparison: str = "pairwise", referenc
     if len(order) < 2:
         raise FairboundError(f"group: a single group ({_clean(order[0])!r}); at least two are "
                              "needed to compare", param="group")
-    if reference is not None and reference not in histograms:
-        match = [g for g in order if str(_clean(g)) == str(reference)]
-        if not match:
-            raise FairboundError(f"reference: group {reference!r} not found; groups are "
-                                 f"{[_clean(g) for g in order][:20]}", param="reference")
-        reference = match[0]
-    if comparison == "vs-reference" and reference is None:
-        reference = max(order, key=lambda g: histograms[g].n)
+    reference = resolve_reference(order, reference, comparison, "group",
+                                  {g: histograms[g].n for g in order}, where="", name=_clean)
     cal_bins, note = _calibration_edges(histograms, cal)
     _check_limit(len(order), comparison, limit, calibration=cal_bins is not None,
                  column=" & ".join(map(str, (columns or {}).get("group") or [])) or None)
@@ -939,7 +1002,8 @@ def score_audit(data, *, group, label: str, score: str, bins=None,
                 comparison: str = "pairwise", reference=None, confidence_level: float = 0.95,
                 error_control: str = "family", pos_label=None, where: str | None = None,
                 band: str = "dkw", transform: str = "none", calibration_bins=None,
-                seed: int = 0, max_comparisons: int = MAX_COMPARISONS) -> ScoreAuditResult:
+                seed: int = 0, max_comparisons: int = MAX_COMPARISONS,
+                engine: str = "auto") -> ScoreAuditResult:
     """Audit a model's scores by group: AUC, calibration and threshold sweeps, with verdicts.
 
     Parameters
@@ -964,9 +1028,12 @@ def score_audit(data, *, group, label: str, score: str, bins=None,
         one uses the largest group.
     confidence_level : float
         Family-wise over every row with ``error_control="family"``.
-    error_control : {'family', 'none'}
+    error_control : {'family', 'fdr', 'none'}
         ``'family'`` (default): Bonferroni over every estimable row of every pair, so all
-        verdicts hold together; ``'none'``: each row at ``confidence_level``.
+        verdicts hold together; ``'fdr'``: Benjamini-Hochberg over the same rows (the rows
+        claiming a gap are the discoveries), every interval at the false-coverage-rate
+        level ``1 - R alpha / m`` (:mod:`fairbound.audit.control`); ``'none'``: each row at
+        ``confidence_level``.
     pos_label : object, optional
         The positive label value (needed unless the labels are 0/1 or True/False).
     where : str, optional
@@ -987,6 +1054,9 @@ def score_audit(data, *, group, label: str, score: str, bins=None,
         pair), as :func:`fairbound.audit.audit` does: counted as soon as the scan's groups
         are known, before any histogram or interval is computed (pairwise comparisons grow
         with the square of the number of groups).
+    engine : {'auto', 'duckdb', 'spark'}
+        ``auto``: Spark for a Spark DataFrame, DuckDB otherwise; ``spark`` with a file
+        path reads it with the active Spark session (``docs/engines.md``).
 
     Returns
     -------
@@ -1032,25 +1102,18 @@ def score_audit(data, *, group, label: str, score: str, bins=None,
     gname = " & ".join(groups)
     # the limit, as soon as the scan's groups are known (without the calibration rows,
     # which need the score range: the exact count follows before any interval)
-    counts = score_histograms(data, group=list(groups) if len(groups) > 1 else groups[0],
+    from fairbound.engines import engine_input
+
+    counts = score_histograms(engine_input(data, engine),
+                              group=list(groups) if len(groups) > 1 else groups[0],
                               label=label, score=score, bins=bins, pos_label=pos_label,
                               where=where,
                               check_groups=lambda n: _check_limit(
                                   n, comparison, limit, calibration=False, column=gname))
-    if counts.n_rows == 0:
-        raise FairboundError(f"data: no rows in {counts.source}", param="data")
-    if not counts.groups:
-        by_where = sum(v for k, v in counts.excluded.items() if str(k).startswith("where"))
-        if where is not None and by_where >= counts.n_rows:
-            raise FairboundError(f"where: the condition {where!r} selects none of the "
-                                 f"{counts.n_rows:,} rows", param="where")
-        raise FairboundError(f"group: column {gname!r} has no rows with a group, label and "
-                             f"score ({counts.n_rows:,} rows scanned; excluded: "
-                             f"{dict(counts.excluded)})", param="group")
-    if len(counts.groups) == 1:
-        raise FairboundError(f"group: column {gname!r} has a single group "
-                             f"({_clean(counts.groups[0])!r}); at least two are needed to "
-                             "compare", param="group")
+    check_groups(counts.n_rows, counts.source, counts.groups, where=where,
+                 excluded=counts.excluded, gname=gname,
+                 empty=f"column {gname!r} has no rows with a group, label and score "
+                       f"({counts.n_rows:,} rows scanned; excluded: {dict(counts.excluded)})")
     hists = histograms_from_counts(counts)
     return score_audit_histograms(
         hists, comparison=comparison, reference=reference, confidence_level=rho,

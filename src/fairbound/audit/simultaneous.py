@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from fairbound.audit.control import bonferroni_level
 from fairbound.audit.pairing import against_rest, group_name
 from fairbound.errors import FairboundError
 from fairbound.stats.base import GroupStats, check_confidence_level
@@ -79,7 +80,7 @@ def audit_simultaneous(
         if not vs_rest:
             fam.setdefault(group_name(c.group_b), c.b)
     M = len(families)
-    level = 1.0 - (1.0 - rho) / M if across_metrics else rho
+    level = bonferroni_level(rho, M) if across_metrics else rho
     gen = _rng(getattr(result, "seed", 0) if seed is None else seed)
     out = []
     for key, fam in families.items():

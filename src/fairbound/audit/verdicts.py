@@ -13,8 +13,7 @@ scale, so a positive gap means group A bears more cost):
 * ``"not estimable"`` - an empty denominator or a method that cannot run.
 
 Which error the verdicts of one audit control is its ``error_control``
-(:data:`ERROR_CONTROLS`; the builder, :mod:`fairbound.audit.build`, sets the interval levels
-from it).
+(:data:`ERROR_CONTROLS`; :mod:`fairbound.audit.control` sets the interval levels from it).
 """
 
 from __future__ import annotations
@@ -23,22 +22,30 @@ import math
 from collections.abc import Sequence
 from dataclasses import replace
 
-from fairbound._validate import check_choice, check_probability
+# The words are spelled once, in fairbound._words (a base-layer module, so the statistical
+# core, the reports and the CLI use the same words); this module is where audits read them.
+from fairbound._validate import check_probability
+from fairbound._words import (  # noqa: F401  (the vocabulary, re-exported)
+    A_DISADVANTAGED,
+    ADVERSE,
+    AUDIT_VERDICTS,
+    B_DISADVANTAGED,
+    DISADVANTAGED,
+    GAP_VERDICTS,
+    IMPACT_VERDICTS,
+    MONITOR_VERDICTS,
+    NO_ADVERSE,
+    NO_EVIDENCE,
+    NO_GAP,
+    NOT_ESTIMABLE,
+    REFERENCE,
+    UNEQUAL,
+    VERDICTS,
+    WITHIN_TOLERANCE,
+)
 
-A_DISADVANTAGED = "A disadvantaged"
-B_DISADVANTAGED = "B disadvantaged"
-NO_EVIDENCE = "not enough evidence"
-NO_GAP = "no meaningful gap"
-UNEQUAL = "unequal"
-NOT_ESTIMABLE = "not estimable"
-#: Verdicts that name a disadvantaged group.
-DISADVANTAGED = (A_DISADVANTAGED, B_DISADVANTAGED)
-#: Verdicts that claim a gap (:attr:`fairbound.audit.AuditResult.biased`).
-GAP_VERDICTS = (A_DISADVANTAGED, B_DISADVANTAGED, UNEQUAL)
-#: ``error_control`` values: family-wise (Bonferroni over every comparison of the audit),
-#: false-coverage / false-discovery (Benjamini-Hochberg with the Benjamini-Yekutieli
-#: FCR-adjusted intervals), or none (each comparison at the stated level).
-ERROR_CONTROLS = ("family", "fdr", "none")
+# the error control lives in one module; its names stay importable from here
+from fairbound.audit.control import ERROR_CONTROLS, check_error_control  # noqa: F401
 
 
 def verdict(lo: float, hi: float, tolerance: float | None = None, scale: float = 1.0) -> str:
@@ -120,11 +127,6 @@ def select(comparisons: Sequence, *, metric: str | None = None,
     if verdict is not None:
         out = tuple(c for c in out if c.verdict == verdict)
     return out
-
-
-def check_error_control(error_control) -> str:
-    """``error_control`` as one of :data:`ERROR_CONTROLS`, or a one-line error."""
-    return check_choice(error_control, ERROR_CONTROLS, "error_control", fold=True)
 
 
 def check_tolerance(tolerance) -> float | None:

@@ -8,11 +8,19 @@ from typing import Annotated
 import typer
 
 from fairbound._render import check_format, console, fmt_int, fmt_num, plain
+from fairbound._words import (
+    A_DISADVANTAGED,
+    B_DISADVANTAGED,
+    NO_EVIDENCE,
+    NO_GAP,
+    NOT_ESTIMABLE,
+    UNEQUAL,
+)
 from fairbound.cli._common import excluded_text, print_machine
 
 VERDICT_STYLE = {
-    "A disadvantaged": "bold red", "B disadvantaged": "bold red", "unequal": "bold red",
-    "not enough evidence": "yellow", "not estimable": "dim", "no meaningful gap": "green",
+    A_DISADVANTAGED: "bold red", B_DISADVANTAGED: "bold red", UNEQUAL: "bold red",
+    NO_EVIDENCE: "yellow", NOT_ESTIMABLE: "dim", NO_GAP: "green",
 }
 
 

@@ -14,11 +14,15 @@ from typing import Annotated
 import typer
 
 from fairbound._render import check_format, console, fmt_int, fmt_num, plain
+from fairbound._words import ADVERSE, NO_ADVERSE, NO_EVIDENCE, NOT_ESTIMABLE, REFERENCE
 from fairbound.cli._common import check_output_file, print_machine
 
-VERDICT_STYLE = {"evidence of adverse impact": "bold red",
-                 "evidence of no adverse impact": "green", "not enough evidence": "yellow",
-                 "not estimable": "dim", "reference group": ""}
+VERDICT_STYLE = {ADVERSE: "bold red",
+                 NO_ADVERSE: "green", NO_EVIDENCE: "yellow",
+                 NOT_ESTIMABLE: "dim", REFERENCE: ""}
+#: How the header names each error control.
+_CONTROL_WORDS = {"family": "family-wise per category", "fdr": "false-discovery-rate "
+                  "controlled per category", "none": "each"}
 
 
 def _references(values: list[str] | None, groups: list[str]):
@@ -72,7 +76,7 @@ def print_impact(result, *, fmt: str = "table") -> None:
               f"({'favourable' if first.favourable == 'positive' else 'harmful'})")
     con.print(f"threshold {first.threshold:g}; method {first.method} ({first.guarantee}); "
               f"{fmt_level(first.confidence_level)} "
-              f"{'family-wise per category' if first.error_control == 'family' else 'each'}")
+              f"{_CONTROL_WORDS.get(first.error_control, 'each')}")
     for c in result.categories:
         table = Table(show_lines=False, header_style="bold",
                       title=f"{plain(c.category)}  (intervals at {fmt_level(c.interval_level)}; "
@@ -128,7 +132,7 @@ def impact_command(
         "--confidence-level", "--confidence", help="Confidence level in (0, 1).")] = 0.95,
     error_control: Annotated[str, typer.Option(
         "--error-control", help="family (every verdict of a category holds jointly) | "
-        "none")] = "family",
+        "fdr (false discovery rate, Benjamini-Hochberg) | none")] = "family",
     method: Annotated[str, typer.Option(
         help="exact (finite-sample) | koopman | katz (asymptotic)")] = "exact",
     favourable: Annotated[str, typer.Option(

@@ -8,11 +8,12 @@ from typing import Annotated
 import typer
 
 from fairbound._render import check_format, console, fmt_int, fmt_num, plain
+from fairbound._words import A_DISADVANTAGED, B_DISADVANTAGED, NO_EVIDENCE, NO_GAP, NOT_ESTIMABLE
 from fairbound.cli._common import check_output_file, excluded_text, print_machine
 
 VERDICT_STYLE = {
-    "A disadvantaged": "bold red", "B disadvantaged": "bold red",
-    "not enough evidence": "yellow", "not estimable": "dim", "no meaningful gap": "green",
+    A_DISADVANTAGED: "bold red", B_DISADVANTAGED: "bold red",
+    NO_EVIDENCE: "yellow", NOT_ESTIMABLE: "dim", NO_GAP: "green",
 }
 
 
@@ -141,6 +142,7 @@ def ppi_command(
     looks: Annotated[int, typer.Option(
         help="Planned looks (annotation batches): each interval at 1 - alpha / looks so "
              "that stopping at the first decisive look keeps the error below alpha.")] = 1,
+    engine: Annotated[str, typer.Option(help="auto | duckdb | spark")] = "auto",
     fmt: Annotated[str, typer.Option("--format", help="table | json | csv")] = "table",
     json_out: Annotated[Path | None, typer.Option("--json", help="Also write JSON here.")] =
     None,
@@ -158,7 +160,7 @@ def ppi_command(
                        confidence_level=confidence, error_control=error_control,
                        guaranteed=guaranteed, favourable=favourable, pos_label=pos_label,
                        where=where, sampling_probability=sampling_probability, batch=batch,
-                       looks=looks, proxy_kind=proxy_kind)
+                       looks=looks, proxy_kind=proxy_kind, engine=engine)
     if json_out is not None:
         from fairbound._io import write_all_atomic
 

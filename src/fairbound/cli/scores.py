@@ -8,11 +8,19 @@ from typing import Annotated
 import typer
 
 from fairbound._render import check_format, console, fmt_int, fmt_level, fmt_num
+from fairbound._words import (
+    A_DISADVANTAGED,
+    B_DISADVANTAGED,
+    NO_EVIDENCE,
+    NO_GAP,
+    NOT_ESTIMABLE,
+    UNEQUAL,
+)
 from fairbound.cli._common import check_output_file, excluded_text, print_machine, split_list
 
 VERDICT_STYLE = {
-    "A disadvantaged": "bold red", "B disadvantaged": "bold red", "unequal": "bold red",
-    "not enough evidence": "yellow", "not estimable": "dim", "no meaningful gap": "green",
+    A_DISADVANTAGED: "bold red", B_DISADVANTAGED: "bold red", UNEQUAL: "bold red",
+    NO_EVIDENCE: "yellow", NOT_ESTIMABLE: "dim", NO_GAP: "green",
 }
 
 
@@ -42,7 +50,7 @@ def parse_bins(text: str | None):
 def _short_note(c: dict) -> str:
     """A comparison's note, shortened for the table (sweeps: where the gap is largest)."""
     note = c.get("note") or ""
-    if c["metric"].endswith("_sweep") and c["verdict"] != "unequal" and c.get("threshold"):
+    if c["metric"].endswith("_sweep") and c["verdict"] != UNEQUAL and c.get("threshold"):
         return f"largest at t = {c['threshold']:g}"
     return note.replace("gap established at ", "established at ")
 
@@ -54,6 +62,7 @@ def print_scores(result, *, fmt: str = "table") -> None:
     from rich.markup import escape
     from rich.table import Table
 
+    from fairbound.audit.control import bonferroni_level
     from fairbound.audit.pairing import group_name
 
     con = console()
@@ -71,9 +80,15 @@ def print_scores(result, *, fmt: str = "table") -> None:
         con.print(escape(f"reference group: {group_name(result.reference)}"))
     level = fmt_level(d["confidence_level"])
     if d["error_control"] == "family":
-        each = fmt_level(1 - (1 - d["confidence_level"]) / max(d["n_tests"], 1))
+        each = fmt_level(bonferroni_level(d["confidence_level"], d["n_tests"]))
         con.print(f"error control: family-wise {level} over {d['n_tests']} comparisons "
                   f"(each interval at {each}, Bonferroni); band: {d['band']}")
+    elif d["error_control"] == "fdr":
+        rows = d["comparisons"]
+        each = fmt_level(rows[0]["interval_level"]) if rows else level
+        con.print(f"error control: false discovery rate {fmt_level(1 - d['confidence_level'])}"
+                  f" over {d['n_tests']} comparisons (Benjamini-Hochberg; each interval at "
+                  f"{each}); band: {d['band']}")
     else:
         con.print(f"error control: none (each interval at {level}); band: {d['band']}")
     if d["calibration_note"]:
@@ -136,8 +151,9 @@ def scores_command(
     confidence: Annotated[float, typer.Option("--confidence-level", "--confidence",
                                               help="Confidence level in (0, 1).")] = 0.95,
     error_control: Annotated[str, typer.Option(
-        "--error-control", help="family (every verdict holds jointly, Bonferroni) | none "
-        "(each comparison on its own)")] = "family",
+        "--error-control", help="family (every verdict holds jointly, Bonferroni) | fdr "
+        "(false discovery rate, Benjamini-Hochberg) | none (each comparison on its own)")
+    ] = "family",
     pos_label: Annotated[str | None, typer.Option(
         "--pos-label", help="Positive class as the label column holds it; default 1/True "
         "for 0/1 and True/False labels.")] = None,
@@ -148,6 +164,7 @@ def scores_command(
     max_comparisons: Annotated[int, typer.Option(
         "--max-comparisons", help="Refuse audits with more comparisons than this.")
     ] = 10_000,
+    engine: Annotated[str, typer.Option(help="auto | duckdb | spark")] = "auto",
     fmt: Annotated[str, typer.Option("--format", help="table | json | csv")] = "table",
     json_out: Annotated[Path | None, typer.Option("--json", help="Also write JSON here.")] =
     None,
@@ -169,7 +186,7 @@ def scores_command(
         data, group=group if len(group) > 1 else group[0], label=label, score=score,
         bins=parsed_bins, comparison=comparison, reference=reference,
         confidence_level=confidence, error_control=error_control, pos_label=pos_label,
-        where=where, band=band, max_comparisons=max_comparisons)
+        where=where, band=band, max_comparisons=max_comparisons, engine=engine)
     # render every output first, then write them all or none
     outputs = []
     if json_out is not None:

@@ -78,4 +78,35 @@ def aggregate(data, spec: AggregateSpec, *, engine: str = "auto") -> Aggregates:
     return aggregate_duckdb(data, spec)
 
 
-__all__ = ["ENGINES", "AggregateSpec", "Aggregates", "CostMoments", "aggregate"]
+def engine_input(data, engine: str = "auto"):
+    """``data`` as the chosen engine reads it, for the audit kinds that dispatch on it.
+
+    The prediction-powered and score audits send a Spark DataFrame to Spark and everything
+    else to DuckDB (as :func:`aggregate` does with ``engine="auto"``); ``engine="spark"``
+    reads a file path with the active Spark session (or a local one) first, as
+    ``fairbound audit --engine spark FILE`` does.
+
+    Examples
+    --------
+    >>> engine_input("preds.csv", "duckdb")
+    'preds.csv'
+    >>> engine_input("preds.csv", "flink")
+    Traceback (most recent call last):
+    ...
+    fairbound.errors.FairboundError: engine must be one of auto, duckdb, spark; got 'flink'
+    """
+    _check_engine(engine)
+    if engine == "spark" and not type(data).__module__.startswith("pyspark"):
+        from fairbound.engines.spark import read_spark
+
+        if not isinstance(data, str | os.PathLike):
+            from fairbound.errors import FairboundError
+
+            raise FairboundError("engine: 'spark' reads Spark DataFrames and files; got "
+                                 f"{type(data).__name__}", param="engine")
+        return read_spark(data)
+    return data
+
+
+__all__ = ["ENGINES", "AggregateSpec", "Aggregates", "CostMoments", "aggregate",
+           "engine_input"]

@@ -26,6 +26,7 @@ from fairbound._validate import (
     check_probability,
     fail,
 )
+from fairbound._words import NOT_ESTIMABLE
 from fairbound.errors import FairboundError
 from fairbound.nli.labels import parse_labels
 from fairbound.stats.base import ConfidenceInterval
@@ -485,7 +486,7 @@ class NLIComparisonResult(_RowIntervals):
         low, high = _percentile(self.resamples, cl)
         x, y = self.names
         ok = np.isfinite(self.table["difference"].to_numpy())
-        verdict = np.where(~ok, "not estimable",
+        verdict = np.where(~ok, NOT_ESTIMABLE,
                            np.where(low > 0, f"{x} higher",
                                     np.where(high < 0, f"{y} higher", "inconclusive")))
         table = self.table.assign(low=low, high=high, verdict=verdict)

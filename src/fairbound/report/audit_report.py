@@ -6,6 +6,16 @@ import math
 import re
 from pathlib import Path
 
+# SMALL_GROUP: groups with fewer rows in a denominator get a note and a warning
+from fairbound._words import (
+    A_DISADVANTAGED,
+    B_DISADVANTAGED,
+    NO_EVIDENCE,
+    NO_GAP,
+    NOT_ESTIMABLE,
+    SMALL_GROUP,
+    UNEQUAL,
+)
 from fairbound.errors import FairboundError
 from fairbound.report._common import (
     NO_FIGURES,
@@ -24,7 +34,7 @@ from fairbound.report._common import (
 )
 from fairbound.viz.audit import audit_dict, comparison_label, group_rate_rows
 
-GAP_VERDICTS = ("A disadvantaged", "B disadvantaged", "unequal")
+GAP_VERDICTS = (A_DISADVANTAGED, B_DISADVANTAGED, UNEQUAL)
 FOREST_ROWS = 150  # more rows make an unreadable figure; the table keeps every comparison
 
 # What each guarantee class promises and what it does not, in plain words.
@@ -70,10 +80,8 @@ def _v(x) -> str:
 # ----------------------------------------------------------------------------- wording
 
 #: Verdicts whose sentence names a group that bears the cost.
-DISADVANTAGED = ("A disadvantaged", "B disadvantaged")
-NO_GAP = "no meaningful gap"
+DISADVANTAGED = (A_DISADVANTAGED, B_DISADVANTAGED)
 SMALL_SHARE = 0.2  # below this share of a comparison (or SMALL_GROUP rows) a group is "tiny"
-SMALL_GROUP = 30
 _UNKNOWN = object()
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _COND = re.compile(r"\b(y_hat|y)\s*(!=|=)\s*\{k\}")
@@ -247,7 +255,7 @@ def _favourable(c: dict, ctx: dict, more_event: bool | None) -> str | None:
 
 
 def _verdict_sentence(c: dict, ctx: dict, label: str, lvl: str) -> str:
-    a_side = c["verdict"] == "A disadvantaged"
+    a_side = c["verdict"] == A_DISADVANTAGED
     dis, oth = ("a", "b") if a_side else ("b", "a")
     g_dis, g_oth = _group(c[f"group_{dis}"], ctx), _group(c[f"group_{oth}"], ctx)
     r_dis, r_oth = num(c[f"rate_{dis}"]), num(c[f"rate_{oth}"])
@@ -373,7 +381,7 @@ def comparison_sentence(c: dict, *, pair: bool = False, result=None) -> str:
     ctx = _ctx_of(result)
     lvl = fmt_level(comparison_level(c))
     ga, gb, label = _group(c["group_a"], ctx), _group(c["group_b"], ctx), comparison_label(c)
-    if c["verdict"] == "not estimable":
+    if c["verdict"] == NOT_ESTIMABLE:
         return f"{label}, {ga} vs {gb}: not estimable ({c['note']})."
     if c["component"] == "max":
         return (f"{label}, {ga} vs {gb}: largest |gap| {num(c['estimate']):.3f}, "
@@ -386,7 +394,7 @@ def comparison_sentence(c: dict, *, pair: bool = False, result=None) -> str:
     if c["verdict"] == NO_GAP:
         return (f"No meaningful gap on {label} ({ga} vs {gb}): gap within "
                 f"+/-{num(c.get('tolerance')):g}: {numbers}.")
-    if c["verdict"] == "unequal":
+    if c["verdict"] == UNEQUAL:
         return f"{label}, {ga} vs {gb}: unequal: {numbers}."
     return (f"Not enough evidence on {label} ({ga} vs {gb}): {numbers}"
             f"{_need_clause(c, ctx)}{_parity_clause(c)}.")
@@ -395,13 +403,13 @@ def comparison_sentence(c: dict, *, pair: bool = False, result=None) -> str:
 def _verdict_text(c: dict) -> tuple[str, str]:
     if c["verdict"] in DISADVANTAGED:
         return f"{_v(c['disadvantaged'])} disadvantaged", "bad"
-    if c["verdict"] == "unequal":
-        return "unequal", "bad"
-    if c["verdict"] == "not estimable":
-        return "not estimable", "na"
+    if c["verdict"] == UNEQUAL:
+        return UNEQUAL, "bad"
+    if c["verdict"] == NOT_ESTIMABLE:
+        return NOT_ESTIMABLE, "na"
     if c["verdict"] == NO_GAP:
         return NO_GAP, "ok"
-    return "not enough evidence", "warn"
+    return NO_EVIDENCE, "warn"
 
 
 def _heading(d: dict) -> str:
@@ -418,7 +426,7 @@ def interval_levels(d: dict) -> list[float]:
     """The distinct levels of the audit's (non-``max``) intervals, highest first."""
     return sorted({round(num(c.get("interval_level", c.get("confidence_level"))), 12)
                    for c in d["comparisons"] if c["component"] != "max"
-                   and c["verdict"] != "not estimable"}, reverse=True)
+                   and c["verdict"] != NOT_ESTIMABLE}, reverse=True)
 
 
 def interval_level_text(d: dict) -> str:
@@ -434,8 +442,12 @@ def error_control_sentence(d: dict) -> str:
 
     Examples
     --------
+    The level of each interval is read from the comparisons (the audit set it, through
+    :mod:`fairbound.audit.control`); a report never computes one:
+
+    >>> row = {"component": "tpr", "verdict": "A disadvantaged", "interval_level": 1 - 0.05 / 30}
     >>> print(error_control_sentence({"error_control": "family", "n_tests": 30,
-    ...     "confidence_level": 0.95, "comparisons": []}))  # doctest: +NORMALIZE_WHITESPACE
+    ...     "confidence_level": 0.95, "comparisons": [row]}))  # doctest: +NORMALIZE_WHITESPACE
     Verdicts control the family-wise error over 30 comparisons at 95%
     (Bonferroni: each interval at 99.83%).
     """
@@ -447,7 +459,9 @@ def error_control_sentence(d: dict) -> str:
     if m == 0:
         return "No comparison could be estimated, so no verdict is made."
     if control == "family":
-        each = fmt_level(1 - (1 - cl) / m)
+        # the level the intervals are at (fairbound.audit.control set it); a report reads
+        # it from the rows and never computes one
+        each = fmt_level(levels[0]) if levels else fam
         if m == 1:
             return f"This audit makes a single comparison, at {fam}."
         return (f"Verdicts control the family-wise error over {m} comparisons at {fam} "
@@ -538,7 +552,7 @@ def _facts(d: dict) -> list[tuple[str, str]]:
                   "vs-reference": f"each group against the reference group "
                                   f"{_v(d['reference'])}"}.get(d["comparison"], d["comparison"])
     ran = sorted({c["method"] for c in d["comparisons"] if c["component"] != "max"
-                  and c["verdict"] != "not estimable"} - {d["method"]})
+                  and c["verdict"] != NOT_ESTIMABLE} - {d["method"]})
     method = f"{d['method']} ({d['guarantee']})" + (f"; ran: {', '.join(ran)}" if ran else "")
     kind = {"family": "family-wise", "fdr": "false discovery rate",
             "none": "per comparison"}.get(d.get("error_control", "none"), "")
@@ -608,7 +622,7 @@ def normalise_audit(d: dict) -> dict:
     d["comparisons"] = comps
     d.setdefault("error_control", "none")
     d.setdefault("n_tests", sum(1 for c in comps if c["component"] != "max"
-                                and c["verdict"] != "not estimable"))
+                                and c["verdict"] != NOT_ESTIMABLE))
     d.setdefault("favourable", "positive")
     d.setdefault("tolerance", None)
     return d
@@ -653,17 +667,17 @@ def audit_view(result, *, index: int = 1, figures: bool = True) -> dict:
             "metric": c["metric"], "rate": rate, "group_a": _v(c["group_a"]),
             "group_b": _v(c["group_b"]), "n_a": fint(c["n_a"]), "n_b": fint(c["n_b"]),
             "rate_a": fnum(c["rate_a"]), "rate_b": fnum(c["rate_b"]), "gap": gap, "ci": ci,
-            "level": "-" if c["verdict"] == "not estimable" else fmt_level(comparison_level(c)),
+            "level": "-" if c["verdict"] == NOT_ESTIMABLE else fmt_level(comparison_level(c)),
             "verdict": verdict, "cls": cls, "note": c.get("note") or "",
             "need": need_cell(c), "parity": parity_cell(c),
         })
     # Findings: evidence first, then the open questions ordered by how close they are.
     gap_c = [c for c in comps if c["verdict"] in GAP_VERDICTS]
     ok_c = [c for c in comps if c["verdict"] == NO_GAP]
-    open_c = sorted((c for c in comps if c["verdict"] == "not enough evidence"),
+    open_c = sorted((c for c in comps if c["verdict"] == NO_EVIDENCE),
                     key=lambda c: num(c.get("required_n")) if c.get("required_n") is not None
                     else math.inf)
-    na_c = [c for c in comps if c["verdict"] == "not estimable"]
+    na_c = [c for c in comps if c["verdict"] == NOT_ESTIMABLE]
     rates = [{"rate": r["rate"] if r["class"] is None else f"{r['rate']} (k={_v(r['class'])})",
               "group": _v(r["group"]), "n": fint(r["n"]), "value": fnum(r["value"]),
               "ci": fci(r["low"], r["high"])}
@@ -688,7 +702,7 @@ def audit_view(result, *, index: int = 1, figures: bool = True) -> dict:
         "tolerance": f"{tolerance:g}" if math.isfinite(tolerance) else "",
         "method": d["method"], "guarantee": d["guarantee"],
         "method_ran": ", ".join(sorted({c["method"] for c in comps
-                                        if c["verdict"] != "not estimable"})) or d["method"],
+                                        if c["verdict"] != NOT_ESTIMABLE})) or d["method"],
         "method_summary": summary, "method_reference": reference,
         "guarantee_yes": yes, "guarantee_no": no,
         "rows": rows, "rates": rates, "no_figures": NO_FIGURES,
@@ -749,7 +763,7 @@ def parity_cell(c: dict) -> str:
         return "reached"
     if math.isfinite(parity):
         return fint(parity)
-    if c["verdict"] != "not estimable" and abs(num(c.get("rate_gap"))) >= tol:
+    if c["verdict"] != NOT_ESTIMABLE and abs(num(c.get("rate_gap"))) >= tol:
         return "none (gap outside band)"
     return "-"
 

@@ -27,6 +27,7 @@ from pathlib import Path
 from markupsafe import Markup
 
 from fairbound._io import escape_cell
+from fairbound._words import ADVERSE, NO_ADVERSE, NO_EVIDENCE, NOT_ESTIMABLE
 from fairbound.report._common import (
     NO_FIGURES,
     check_path,
@@ -43,9 +44,6 @@ from fairbound.report._common import (
     write_page,
 )
 from fairbound.viz.ratios import ll144_dict
-
-ADVERSE = "evidence of adverse impact"
-NO_ADVERSE = "evidence of no adverse impact"
 
 NOT_LEGAL_ADVICE = "This report is not legal advice."
 
@@ -191,7 +189,7 @@ def ratio_sentence(c: dict, r: dict) -> str:
         return f"{head}; the whole interval is below {thr} (evidence of adverse impact)."
     if v == NO_ADVERSE:
         return f"{head}; the whole interval is above {thr} (evidence of no adverse impact)."
-    if v == "not estimable":
+    if v == NOT_ESTIMABLE:
         return f"{c['category']} = {g}: not estimable ({r.get('note')})."
     need = num(r.get("required_n"))
     more = (f" About {fint(need)} applicants in the two groups at these rates would settle it."
@@ -211,6 +209,11 @@ def _control_text(c: dict) -> str:
         n = f"{m} pairwise interval" + ("s" if m != 1 else "")
         return (f"Family-wise: {n} ({what}) at {each} each (Bonferroni), so with probability "
                 f"at least {level} every verdict of this category holds together.")
+    if c["error_control"] == "fdr":
+        return (f"False discovery rate: Benjamini-Hochberg over {m} intervals at "
+                f"{fmt_level(1 - c['confidence_level'])}, each a false-coverage-rate interval "
+                f"at {each}; on average at most that share of the adverse-impact findings "
+                "of this category are false.")
     return (f"None: each row's interval holds at {level} on its own (pairwise intervals at "
             f"{each}); across the category some false claims are to be expected.")
 
@@ -395,12 +398,12 @@ def render_ll144_report(result, *, title: str | None = None, figures: bool = Tru
         "legal": NOT_LEGAL_ADVICE, "scope": SCOPE, "added": WHAT_IS_ADDED,
         "n_categories": len(cats),
         "n_adverse": count(ADVERSE), "n_no_adverse": count(NO_ADVERSE),
-        "n_open": count("not enough evidence"), "n_na": count("not estimable"),
+        "n_open": count(NO_EVIDENCE), "n_na": count(NOT_ESTIMABLE),
         "facts": _facts(d) if cats else [],
         "threshold": f"{num(cats[0]['threshold']):g}" if cats else "0.8",
         "findings_adverse": [ratio_sentence(c, r) for c, r in pairs if r["verdict"] == ADVERSE],
         "findings_open": [ratio_sentence(c, r) for c, r in pairs
-                          if r["verdict"] in ("not enough evidence", "not estimable")],
+                          if r["verdict"] in (NO_EVIDENCE, NOT_ESTIMABLE)],
         "findings_ok": [ratio_sentence(c, r) for c, r in pairs if r["verdict"] == NO_ADVERSE],
         "categories": [_category_view(c, i) for i, c in enumerate(cats)],
         "methods": methods, "fig": None,

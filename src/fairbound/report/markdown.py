@@ -7,6 +7,7 @@ import re
 from pathlib import Path
 
 from fairbound._validate import check_int
+from fairbound._words import NOT_ESTIMABLE
 from fairbound.report._common import check_path, fci, fint, fnum, write_page
 from fairbound.report.audit_report import (
     GAP_VERDICTS,
@@ -123,7 +124,7 @@ def to_markdown(result, *, title: str | None = None, max_rows: int | None = None
             g = fnum(c["rate_gap"], signed=True)
             ci = fci(c["rate_gap_low"], c["rate_gap_high"], signed=True)
         rate = c["rate"] if c.get("class") is None else f"{c['rate']} (k={c['class']})"
-        lvl = "-" if c["verdict"] == "not estimable" else fmt_level(comparison_level(c))
+        lvl = "-" if c["verdict"] == NOT_ESTIMABLE else fmt_level(comparison_level(c))
         cells = [c["metric"], rate, c["group_a"], c["group_b"], fint(c["n_a"]),
                  fint(c["n_b"]), fnum(c["rate_a"]), fnum(c["rate_b"]), g, ci, lvl, verdict,
                  need_cell(c)] + ([parity_cell(c)] if parity else [])

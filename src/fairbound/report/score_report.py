@@ -11,6 +11,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from fairbound._words import (
+    A_DISADVANTAGED,
+    B_DISADVANTAGED,
+    NO_EVIDENCE,
+    NO_GAP,
+    NOT_ESTIMABLE,
+    UNEQUAL,
+)
 from fairbound.report._common import (
     NO_FIGURES,
     check_path,
@@ -30,9 +38,9 @@ from fairbound.viz.scores import RATES, scores_dict
 
 #: Panels per threshold-sweep figure (the comparisons table lists every pair).
 SWEEP_PANELS = 6
-GAP = ("A disadvantaged", "B disadvantaged", "unequal")
-BADGE = {"A disadvantaged": "bad", "B disadvantaged": "bad", "unequal": "bad",
-         "not enough evidence": "warn", "no meaningful gap": "ok", "not estimable": "na"}
+GAP = (A_DISADVANTAGED, B_DISADVANTAGED, UNEQUAL)
+BADGE = {A_DISADVANTAGED: "bad", B_DISADVANTAGED: "bad", UNEQUAL: "bad",
+         NO_EVIDENCE: "warn", NO_GAP: "ok", NOT_ESTIMABLE: "na"}
 METRIC_NAMES = {"auc": "AUC", "calibration_in_the_large": "calibration-in-the-large",
                 "calibration_ece": "expected calibration error (ECE)",
                 "selection_rate_sweep": "selection rate by threshold",
@@ -172,33 +180,33 @@ def score_sentence(c: dict) -> str:
     lvl = _level_of(c)
     ci = fci(c.get("low"), c.get("high"), signed=True)
     est = fnum(c.get("estimate"), signed=True)
-    if v == "not estimable":
+    if v == NOT_ESTIMABLE:
         return f"{METRIC_NAMES.get(metric, metric)}, {a} vs {b}: not estimable ({c.get('note')})."
     if metric == "auc":
         vals = (f"AUC {fnum(c.get('value_a'))} for {a} and {fnum(c.get('value_b'))} for {b}, "
                 f"a gap of {est} {ci} ({lvl} interval)")
-        if v == "B disadvantaged":
+        if v == B_DISADVANTAGED:
             return f"The scores rank {b} worse than {a}: {vals}."
-        if v == "A disadvantaged":
+        if v == A_DISADVANTAGED:
             return f"The scores rank {a} worse than {b}: {vals}."
         return f"No AUC gap is established between {a} and {b}: {vals}."
     if metric == "calibration_in_the_large":
         vals = (f"mean score minus rate of positives is {fnum(c.get('value_a'), signed=True)} "
                 f"for {a} and {fnum(c.get('value_b'), signed=True)} for {b}, a gap of {est} "
                 f"{ci} ({lvl} interval)")
-        if v == "unequal":
+        if v == UNEQUAL:
             over = a if num(c.get("estimate")) > 0 else b
             return f"{over}'s scores over-predict relative to the other group's: {vals}."
         return f"No gap in calibration-in-the-large is established between {a} and {b}: {vals}."
     if metric == "calibration_ece":
         vals = (f"ECE {fnum(c.get('value_a'))} for {a} and {fnum(c.get('value_b'))} for {b}, "
                 f"a gap of {est} {ci} ({lvl} interval)")
-        if v in ("A disadvantaged", "B disadvantaged"):
-            worse = a if v == "A disadvantaged" else b
+        if v in (A_DISADVANTAGED, B_DISADVANTAGED):
+            worse = a if v == A_DISADVANTAGED else b
             return f"{worse}'s scores are less well calibrated: {vals}."
         return f"No gap in expected calibration error is established between {a} and {b}: {vals}."
     rate = METRIC_NAMES.get(metric, metric).replace(" by threshold", "")
-    if v == "unequal":
+    if v == UNEQUAL:
         return (f"The {rate} of score >= t differs between {a} and {b}: {c.get('note')}; the "
                 f"largest gap is {fnum(c.get('estimate'))} (band at {lvl} over all "
                 "thresholds).")
@@ -208,13 +216,22 @@ def score_sentence(c: dict) -> str:
 
 def _control_sentence(d: dict) -> str:
     level = fmt_level(d["confidence_level"])
+    # the level the rows' intervals are at (fairbound.audit.control set it); a report reads
+    # it from the rows and never computes one
+    rows = d.get("comparisons") or []
+    each = fmt_level(rows[0]["interval_level"]) if rows else level
     if d["error_control"] == "family":
         m = d["n_tests"]
-        each = fmt_level(1 - (1 - d["confidence_level"]) / max(m, 1))
         return (f"Family-wise: every interval is at {each} (Bonferroni over the {m} estimable "
                 f"comparisons: AUC gaps, calibration gaps and threshold sweeps of every pair), "
                 f"so with probability at least {level} no verdict of this audit is a false "
                 "claim, where each row's own guarantee holds.")
+    if d["error_control"] == "fdr":
+        alpha = fmt_level(1 - d["confidence_level"])
+        return (f"False discovery rate: Benjamini-Hochberg over the {d['n_tests']} estimable "
+                f"comparisons at {alpha}, so on average at most {alpha} of the gaps claimed "
+                f"are false; every interval is a Benjamini-Yekutieli false-coverage-rate "
+                f"interval at {each}.")
     return (f"None: each comparison's interval is at {level} on its own; with "
             f"{d['n_tests']} comparisons some false claims are to be expected.")
 
@@ -393,7 +410,7 @@ def render_score_report(result, *, title: str | None = None, figures: bool = Tru
     title = check_title(title, "Score audit: AUC, calibration and thresholds by group")
     comps = d["comparisons"]
     gap = [c for c in comps if c["verdict"] in GAP]
-    na = [c for c in comps if c["verdict"] == "not estimable"]
+    na = [c for c in comps if c["verdict"] == NOT_ESTIMABLE]
     methods = [("AUC", GUARANTEES["auc"])]
     if d.get("calibration"):
         methods += [("Calibration-in-the-large", GUARANTEES["calibration_in_the_large"]),
@@ -404,7 +421,7 @@ def render_score_report(result, *, title: str | None = None, figures: bool = Tru
     view = {
         "id": "scores-1", "heading": "Score audit",
         "n_rows": len(comps), "n_gap": len(gap), "n_na": len(na),
-        "n_open": sum(1 for c in comps if c["verdict"] == "not enough evidence"),
+        "n_open": sum(1 for c in comps if c["verdict"] == NO_EVIDENCE),
         "facts": _facts(d), "control": _control_sentence(d),
         "calibration_note": _sentence(d.get("calibration_note")),
         "findings_gap": [score_sentence(c) for c in gap],

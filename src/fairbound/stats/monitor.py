@@ -36,13 +36,10 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from fairbound._validate import check_choice
+from fairbound._words import A_DISADVANTAGED, B_DISADVANTAGED, NO_EVIDENCE, WITHIN_TOLERANCE
 from fairbound.errors import FairboundError
 from fairbound.stats.base import check_confidence_level, check_positive
 
-A_DISADVANTAGED = "A disadvantaged"
-B_DISADVANTAGED = "B disadvantaged"
-NO_EVIDENCE = "not enough evidence"
-WITHIN_TOLERANCE = "within tolerance"
 _METHODS = ("betting", "betting-union")
 
 

@@ -21,6 +21,14 @@ from typing import Any
 
 from fairbound._render import as_number as _num
 from fairbound._validate import check_choice, check_int
+from fairbound._words import (
+    A_DISADVANTAGED,
+    B_DISADVANTAGED,
+    NO_EVIDENCE,
+    NO_GAP,
+    NOT_ESTIMABLE,
+    UNEQUAL,
+)
 from fairbound.errors import FairboundError, require
 
 SCHEMA = "fairbound.audit/1"
@@ -28,14 +36,13 @@ SCHEMA = "fairbound.audit/1"
 # Colour-blind-safe pair (ColorBrewer RdBu ends) plus greys; verdicts are also told apart by
 # marker fill so the figures survive black-and-white printing.
 VERDICT_COLOURS = {
-    "A disadvantaged": "#b2182b",
-    "B disadvantaged": "#b2182b",
-    "unequal": "#b2182b",
-    "not enough evidence": "#4d4d4d",
-    "no meaningful gap": "#2166ac",
-    "not estimable": "#bababa",
+    A_DISADVANTAGED: "#b2182b",
+    B_DISADVANTAGED: "#b2182b",
+    UNEQUAL: "#b2182b",
+    NO_EVIDENCE: "#4d4d4d",
+    NO_GAP: "#2166ac",
+    NOT_ESTIMABLE: "#bababa",
 }
-NO_GAP = "no meaningful gap"
 ACCENT = "#2166ac"
 
 
@@ -151,8 +158,8 @@ def result_dict(result, schema: str, *, live: str, kind: str, expected: str,
     {'schema': 's/1', 'rows': []}
     """
     if hasattr(result, "to_dict") and hasattr(result, live):
-        return result.to_dict()
-    if isinstance(result, str | Path):
+        result = result.to_dict()
+    elif isinstance(result, str | Path):
         result = read_result_json(result, kind)
     if not isinstance(result, dict):
         raise FairboundError(f"result must be {expected}; got {type(result).__name__}",
@@ -205,7 +212,7 @@ def interval_level(d: dict) -> float:
     """
     levels = {round(_num(c.get("interval_level", c.get("confidence_level"))), 12)
               for c in d["comparisons"]
-              if c["component"] != "max" and c["verdict"] != "not estimable"}
+              if c["component"] != "max" and c["verdict"] != NOT_ESTIMABLE}
     if not levels:
         return _num(d.get("confidence_level"))
     return levels.pop() if len(levels) == 1 else math.nan
@@ -299,7 +306,7 @@ def _forest_rows(comps: list[dict], max_rows: int | None) -> list[dict]:
     def key(i):
         c = comps[i]
         g = _num(c["estimate"] if c["component"] == "max" else c["rate_gap"])
-        return (c["verdict"] not in ("A disadvantaged", "B disadvantaged", "unequal"),
+        return (c["verdict"] not in (A_DISADVANTAGED, B_DISADVANTAGED, UNEQUAL),
                 -abs(g) if math.isfinite(g) else 0.0)
 
     keep = sorted(sorted(range(len(comps)), key=key)[:max_rows])
@@ -358,7 +365,7 @@ def plot_forest(result, *, ax=None, max_rows: int | None = None):
             est, lo, hi = _num(c["estimate"]), _num(c["low"]), _num(c["high"])
         else:
             est, lo, hi = _num(c["rate_gap"]), _num(c["rate_gap_low"]), _num(c["rate_gap_high"])
-        verdict = c["verdict"] not in ("not enough evidence", "not estimable")
+        verdict = c["verdict"] not in (NO_EVIDENCE, NOT_ESTIMABLE)
         if math.isfinite(lo) and math.isfinite(hi):
             ax.plot([lo, hi], [y, y], color=colour, lw=1.6, solid_capstyle="butt")
         if math.isfinite(est):
@@ -520,7 +527,7 @@ def plot_group_rates(result, *, confidence_level: float | None = None, ncols: in
             if math.isfinite(r["value"]):
                 ax.plot([r["value"]], [y], "o", color=ACCENT, ms=4.5)
             else:
-                ax.text(0.5, y, "not estimable", fontsize=7, ha="center", va="center",
+                ax.text(0.5, y, NOT_ESTIMABLE, fontsize=7, ha="center", va="center",
                         color="#777777")
             ax.annotate(f"n={r['n']:,.0f}", xy=(1.0, y), xycoords=("axes fraction", "data"),
                         xytext=(3, 0), textcoords="offset points", fontsize=6.5,

@@ -11,6 +11,7 @@ import math
 from pathlib import Path
 
 from fairbound._render import as_number as _num
+from fairbound._words import ADVERSE, NO_ADVERSE, NO_EVIDENCE, NOT_ESTIMABLE, REFERENCE
 from fairbound.errors import FairboundError
 from fairbound.viz.audit import (
     _check_ax,
@@ -27,10 +28,8 @@ from fairbound.viz.audit import (
 IMPACT_SCHEMA = "fairbound.impact/1"
 LL144_SCHEMA = "fairbound.ll144/1"
 
-ADVERSE = "evidence of adverse impact"
-NO_ADVERSE = "evidence of no adverse impact"
-COLOURS = {ADVERSE: "#b2182b", NO_ADVERSE: "#2166ac", "not enough evidence": "#4d4d4d",
-           "not estimable": "#bababa", "reference group": "#4d4d4d"}
+COLOURS = {ADVERSE: "#b2182b", NO_ADVERSE: "#2166ac", NO_EVIDENCE: "#4d4d4d",
+           NOT_ESTIMABLE: "#bababa", REFERENCE: "#4d4d4d"}
 
 
 def ll144_dict(result) -> dict:

@@ -19,6 +19,7 @@ from __future__ import annotations
 import math
 
 from fairbound._validate import check_choice, check_int
+from fairbound._words import UNEQUAL
 from fairbound.errors import FairboundError
 from fairbound.viz.audit import (
     _figure_axes,
@@ -281,7 +282,7 @@ def plot_threshold_sweep(result, *, rate: str = "selection_rate", pairs=None,
     if len(rows) > max_panels:
         def key(i):
             est = _num(rows[i]["estimate"])
-            return rows[i]["verdict"] != "unequal", -est if math.isfinite(est) else 0.0
+            return rows[i]["verdict"] != UNEQUAL, -est if math.isfinite(est) else 0.0
 
         keep = sorted(range(len(rows)), key=key)
         rows = [rows[i] for i in sorted(keep[:max_panels])]

@@ -1,0 +1,138 @@
+"""The contract every audit result and every comparison row follows.
+
+Rows (:class:`~fairbound.audit.Comparison`, :class:`~fairbound.audit.ppi.PPIComparison`,
+:class:`~fairbound.audit.scores.ScoreComparison`, :class:`~fairbound.audit.ratios.ImpactRatio`)
+expose ``group_a``, ``group_b``, ``estimate``, ``low``, ``high``, ``interval_level``,
+``verdict``, ``note`` and ``confidence_interval(confidence_level=None)``, which returns a
+:class:`~fairbound.stats.ConfidenceInterval`: the interval as computed, or at another level
+from the row's own statistics (a one-line :class:`~fairbound.errors.FairboundError` saying
+why when the row does not hold them).
+
+Results (:class:`~fairbound.audit.AuditResult`, ``PPIAuditResult``, ``ScoreAuditResult``,
+``ImpactRatioResult``, ``LL144Audit``) expose ``comparisons`` (the rows, in order),
+``select(...)``, ``to_frame()``, ``to_dict()``, ``to_json(path=None, indent=2)``,
+``summary()``, ``report(path)``, ``plot()``, ``recompute(...)`` (no data read) and
+``confidence_interval(confidence_level=None)`` (a ``ConfidenceInterval`` of arrays over
+the rows).  Their JSON carries a ``schema`` version string and a ``kind`` (one of
+:data:`KINDS`); readers accept files without ``kind`` (written before it was added).
+``tests/test_result_contract.py`` runs every result type through these checks.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+from fairbound.stats.base import ConfidenceInterval
+
+#: The ``kind`` of each result's JSON.
+KINDS = ("gaps", "disagreement", "ppi", "scores", "impact_ratios", "ll144")
+
+#: The attributes every comparison row has.
+ROW_FIELDS = ("group_a", "group_b", "estimate", "low", "high", "interval_level", "verdict",
+              "note")
+
+
+def row_intervals(rows) -> ConfidenceInterval:
+    """Every row's ``(low, high)`` as two float arrays, in row order."""
+    rows = list(rows)
+    return ConfidenceInterval(np.array([float(r.low) for r in rows], dtype=float),
+                              np.array([float(r.high) for r in rows], dtype=float))
+
+
+def result_intervals(result, confidence_level: float | None = None) -> ConfidenceInterval:
+    """A result's ``confidence_interval``: every row's interval as arrays, in row order.
+
+    ``None``: the intervals shown; a level: the result recomputed at it under its error
+    control (``result.recompute(confidence_level=...)``, no data read).
+    """
+    res = result if confidence_level is None else result.recompute(
+        confidence_level=confidence_level)
+    return row_intervals(res.comparisons)
+
+
+class LegacyResultInterval(ConfidenceInterval):
+    """Arrays of intervals that also answer, deprecated, as the recomputed result.
+
+    ``ScoreAuditResult.confidence_interval(confidence_level=...)`` used to return a whole
+    result.  It now returns the intervals (as every result's ``confidence_interval``
+    does); reading a result attribute from it still works for one release, with a
+    :class:`DeprecationWarning` naming :meth:`recompute` as the replacement.
+    """
+
+    def __new__(cls, low, high, result, replacement: str):  # noqa: D102
+        self = super().__new__(cls, low, high)
+        object.__setattr__(self, "_legacy", (result, replacement))
+        return self
+
+    def __getattr__(self, name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        result, replacement = self.__dict__["_legacy"]
+        value = getattr(result, name)   # AttributeError stays one
+        warnings.warn(f"confidence_interval(confidence_level=...) now returns the intervals "
+                      f"(low, high arrays); use {replacement} for the result",
+                      DeprecationWarning, stacklevel=2)
+        return value
+
+
+class TupleCompatibleMethod:
+    """``row.confidence_interval``: a method that, deprecated, still unpacks as ``(low, high)``.
+
+    ``ScoreComparison.confidence_interval`` used to be a property holding the tuple; it is
+    now a method, as on every row.  Unpacking, indexing or comparing the bound method itself
+    still gives the tuple for one release, with a :class:`DeprecationWarning`.
+    """
+
+    def __init__(self, func):
+        self._func = func
+        self.__doc__ = func.__doc__
+        self.__name__ = func.__name__
+
+    def __set_name__(self, owner, name):
+        self._owner = owner.__name__
+
+    def __get__(self, obj, objtype=None):
+        if obj is None:
+            return self._func
+        return _BoundInterval(self._func, obj, getattr(self, "_owner", type(obj).__name__))
+
+
+class _BoundInterval:
+    __slots__ = ("_func", "_obj", "_owner")
+
+    def __init__(self, func, obj, owner):
+        self._func, self._obj, self._owner = func, obj, owner
+
+    def __call__(self, confidence_level: float | None = None) -> ConfidenceInterval:
+        return self._func(self._obj, confidence_level)
+
+    def _tuple(self) -> ConfidenceInterval:
+        warnings.warn(f"{self._owner}.confidence_interval is a method now; call it: "
+                      "row.confidence_interval() (the attribute read as a tuple goes in the "
+                      "next release)", DeprecationWarning, stacklevel=3)
+        return self._func(self._obj, None)
+
+    def __iter__(self):
+        return iter(self._tuple())
+
+    def __getitem__(self, i):
+        return self._tuple()[i]
+
+    def __len__(self) -> int:
+        return len(self._tuple())
+
+    def __eq__(self, other):
+        if isinstance(other, tuple):
+            return tuple(self._tuple()) == other
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"<bound method {self._owner}.confidence_interval of {self._obj!r}>"
+
+
+__all__ = ["KINDS", "ROW_FIELDS", "LegacyResultInterval", "TupleCompatibleMethod",
+           "result_intervals", "row_intervals"]

@@ -1,0 +1,188 @@
+"""Error control across an audit's comparisons: the one place that sets interval levels.
+
+Every audit kind (the main gap audit, prediction-powered audits, score audits, impact
+ratios and LL144 audits) and every printer that states an interval's level take it from
+here, so ``error_control`` has one set of values (:data:`ERROR_CONTROLS`) and one meaning:
+
+* ``"family"`` - Bonferroni over the ``m`` estimable comparisons: every interval at
+  ``1 - alpha / m`` (:func:`bonferroni_level`), so the verdicts hold jointly with
+  probability at least ``confidence_level``;
+* ``"fdr"`` - Benjamini-Hochberg: the number of discoveries ``R`` is found by step-down
+  from the intervals themselves (``R_0 = m``; ``R_{j+1}`` = the verdicts claiming a gap
+  with every interval at ``1 - R_j alpha / m``, until the count stops falling), and every
+  interval is shown at ``1 - R alpha / m`` (the false-coverage-rate intervals of
+  Benjamini & Yekutieli 2005); with no discovery, ``R = 1`` (the family level);
+* ``"none"`` - each comparison on its own; only the ``k`` parts that one row depends on
+  together (e.g. equalized odds' TPR and FPR gaps) are adjusted, each at
+  ``1 - alpha / k``.
+
+``looks`` splits ``alpha`` over planned looks at growing data (Bonferroni across looks).
+
+The interval methods of :mod:`fairbound.stats` may split ``alpha`` inside one interval
+(two one-sided bounds, a union of two intervals); that is not error control across an
+audit's comparisons and stays there.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from fairbound._validate import check_choice
+
+#: ``error_control`` values: family-wise (Bonferroni over every comparison of the audit),
+#: false-coverage / false-discovery (Benjamini-Hochberg with the Benjamini-Yekutieli
+#: FCR-adjusted intervals), or none (each comparison at the stated level).
+ERROR_CONTROLS = ("family", "fdr", "none")
+
+__all__ = ["ERROR_CONTROLS", "bonferroni_level", "check_error_control", "controlled",
+           "level_function"]
+
+
+def check_error_control(error_control) -> str:
+    """``error_control`` as one of :data:`ERROR_CONTROLS`, or a one-line error.
+
+    Examples
+    --------
+    >>> check_error_control("FDR")
+    'fdr'
+    >>> check_error_control("holm")
+    Traceback (most recent call last):
+    ...
+    fairbound.errors.FairboundError: error_control must be one of family, fdr, none; ...
+    """
+    return check_choice(error_control, ERROR_CONTROLS, "error_control", fold=True)
+
+
+def bonferroni_level(confidence_level: float, m: int, looks: int = 1) -> float:
+    """The level of each of ``m`` intervals that hold jointly at ``confidence_level``.
+
+    Parameters
+    ----------
+    confidence_level : float
+        The joint level, ``1 - alpha``.
+    m : int
+        The number of intervals (values below 1 count as 1).
+    looks : int
+        Planned looks the error is split over as well (``alpha / looks`` per look).
+
+    Returns
+    -------
+    float
+        ``1 - (alpha / looks) / m``.
+
+    Examples
+    --------
+    >>> bonferroni_level(0.95, 1), bonferroni_level(0.95, 10)
+    (0.95, 0.995)
+    >>> round(bonferroni_level(0.9, 4, looks=5), 6)
+    0.995
+    """
+    alpha = (1.0 - confidence_level) / looks
+    return 1.0 - alpha / max(m, 1)
+
+
+def level_function(error_control: str, confidence_level: float, m: int, *,
+                   discoveries: int | None = None, looks: int = 1) -> Callable[[int], float]:
+    """The map from a row's own family size ``k`` to its interval level.
+
+    Parameters
+    ----------
+    error_control : {'family', 'fdr', 'none'}
+        See the module's description.
+    confidence_level : float
+        The audit's level, ``1 - alpha``.
+    m : int
+        The comparisons the error control covers (values below 1 count as 1).
+    discoveries : int, optional
+        For ``"fdr"``: Benjamini-Hochberg's number of discoveries ``R`` (default ``m``,
+        the first step of :func:`controlled`).
+    looks : int
+        Planned looks ``alpha`` is split over.
+
+    Examples
+    --------
+    >>> level_function("family", 0.95, 5)(2), level_function("none", 0.95, 5)(2)
+    (0.99, 0.975)
+    >>> round(level_function("fdr", 0.95, 5, discoveries=2)(1), 6)
+    0.98
+    """
+    alpha = (1.0 - confidence_level) / looks
+    mm = max(m, 1)
+    if error_control == "family":
+        return lambda k: 1.0 - alpha / mm
+    if error_control == "none":
+        return lambda k: 1.0 - alpha / k
+    r = mm if discoveries is None else discoveries
+    return lambda k: 1.0 - r * alpha / mm
+
+
+def controlled(build: Callable[[Callable[[int], float]], Any], *, error_control: str,
+               confidence_level: float, m: int, discoveries: Callable[[Any], int],
+               looks: int = 1,
+               finish: Callable[[Callable[[int], float]], Any] | None = None) -> Any:
+    """Build an audit's comparisons at the levels ``error_control`` sets.
+
+    Parameters
+    ----------
+    build : callable
+        ``build(level_of)``: the comparisons, where ``level_of(k)`` is the level of a row
+        whose family (the rows adjusted together under ``"none"``) has ``k`` members.
+    error_control : {'family', 'fdr', 'none'}
+        See the module's description.
+    confidence_level : float
+        The audit's level, ``1 - alpha``.
+    m : int
+        The comparisons the error control covers (values below 1 count as 1).
+    discoveries : callable
+        ``discoveries(built)``: how many verdicts of a build claim a gap.
+    looks : int
+        Planned looks ``alpha`` is split over.
+    finish : callable, optional
+        ``finish(level_of)``: the final build at the chosen levels, when it differs from
+        ``build`` (e.g. it also plans sample sizes).  Without it the last build is kept.
+
+    Returns
+    -------
+    object
+        What ``build`` (or ``finish``) returned at the chosen levels.
+
+    Examples
+    --------
+    Three p-value-like intervals ``estimate +/- z(level) * se``, an interval "claims a gap"
+    when it excludes 0:
+
+    >>> from statistics import NormalDist
+    >>> est = [0.30, 0.12, 0.02]
+    >>> def build(level_of):
+    ...     z = [NormalDist().inv_cdf(0.5 + level_of(1) / 2) for _ in est]
+    ...     return [(e - zz * 0.05, e + zz * 0.05) for e, zz in zip(est, z)]
+    >>> def found(built):
+    ...     return sum(lo > 0 or hi < 0 for lo, hi in built)
+    >>> [found(controlled(build, error_control=e, confidence_level=0.95, m=3,
+    ...                   discoveries=found)) for e in ("family", "fdr", "none")]
+    [2, 2, 2]
+    """
+    if error_control in ("family", "none"):
+        level_of = level_function(error_control, confidence_level, m, looks=looks)
+        return (finish or build)(level_of)
+    # Benjamini-Hochberg by step-down over the number of discoveries: R_0 = m, and
+    # R_{j+1} = #{intervals at 1 - R_j alpha / m that claim a gap} until it stops falling
+    # (the count can only fall, and its fixed point is BH's R).
+    r_count = max(m, 1)
+    while True:
+        level_of = level_function("fdr", confidence_level, m, discoveries=r_count,
+                                  looks=looks)
+        built = build(level_of)
+        found = discoveries(built)
+        if found >= r_count or found == 0:
+            if found == 0 and r_count != 1:
+                r_count = 1
+                level_of = level_function("fdr", confidence_level, m, discoveries=1,
+                                          looks=looks)
+                built = None
+            break
+        r_count = found
+    if finish is not None:
+        return finish(level_of)
+    return build(level_of) if built is None else built
