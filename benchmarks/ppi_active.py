@@ -1,7 +1,7 @@
 """Which rows to annotate: uncertainty sampling vs uniform sampling, at the same budget.
 
 Issue 16, item 4.  For a gold-label budget ``B`` the rows to annotate are drawn by
-:func:`fairbound.audit.sampling.sample_for_annotation` in two ways:
+:func:`fairbound.audits.ppi.sampling.sample_for_annotation` in two ways:
 
 * ``uniform``: no proxy score, uniform within each group (the budget split by group size);
 * ``active``: the defaults with the proxy's score (``pi`` proportional to the proxy's
@@ -38,7 +38,7 @@ import time
 import numpy as np
 import pandas as pd
 
-from fairbound.audit.sampling import sample_for_annotation
+from fairbound.audits.ppi.sampling import sample_for_annotation
 from fairbound.stats.ppi_ipw import WeightedPPICounts, ipw_ratio_gap_interval
 
 METRICS = {"equal_opportunity": "tpr", "accuracy_parity": "error"}

@@ -39,7 +39,7 @@ import warnings
 import numpy as np
 import pandas as pd
 
-from fairbound.audit.ppi import SamplingWarning, ppi_audit, ppi_audit_counts
+from fairbound.audits.ppi.audit import SamplingWarning, ppi_audit, ppi_audit_counts
 from fairbound.engines.ppi import PPITable, ppi_counts
 from fairbound.stats.ppi import PPICounts, labels_needed
 

@@ -25,7 +25,7 @@ import warnings
 import numpy as np
 import pandas as pd
 
-from fairbound.audit.ppi import ppi_audit
+from fairbound.audits.ppi.audit import ppi_audit
 
 
 def frame(rng, rows: int, labels: int) -> pd.DataFrame:

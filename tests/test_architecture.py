@@ -10,6 +10,7 @@ which look at what a fresh interpreter actually loads.
 from __future__ import annotations
 
 import ast
+import importlib
 import subprocess
 import sys
 from collections import defaultdict
@@ -24,7 +25,7 @@ ROOT = Path(fairbound.__file__).resolve().parent
 #: The statistical core: sufficient statistics, interval methods, tests, multiplicity.
 CORE = "stats"
 #: What the core must never import.
-ABOVE_CORE = ("engines", "audit", "report", "viz", "cli", "planning", "evaluation",
+ABOVE_CORE = ("engines", "audits", "report", "viz", "cli", "planning", "evaluation",
               "stability", "nli", "text")
 #: Domain packages: they read results, and are read by report and viz, never the reverse.
 DOMAINS = ("stability", "nli", "text")
@@ -121,9 +122,9 @@ def _edges(importer_top: str | None = None):
 
 
 def test_the_graph_sees_the_package():
-    assert {"fairbound.stats.base", "fairbound.audit.build", "fairbound.cli"} <= set(MODULES)
+    assert {"fairbound.stats.base", "fairbound.audits.gaps.build", "fairbound.cli"} <= set(MODULES)
     # a relative import and an import inside a function are both seen
-    assert "fairbound.audit.build" in GRAPH["fairbound.audit"]
+    assert "fairbound.audits.gaps.build" in GRAPH["fairbound.audits"]
     assert "fairbound.engines.duckdb_engine" in GRAPH["fairbound.engines"]
 
 
@@ -156,7 +157,7 @@ def test_report_and_viz_never_import_a_domain_result_back():
     # viz and report read audits, plans and studies; they never import the audit builder,
     # so AuditResult.plot()/report() (audit -> viz, report) make no cycle
     bad = [f"{s} -> {d}" for s, d in _edges() if _top(s) in ("viz", "report")
-           and _top(d) in ("audit", "stability", "cli", "evaluation")]
+           and _top(d) in ("audits", "stability", "cli", "evaluation")]
     assert bad == []
 
 
@@ -183,7 +184,7 @@ def test_top_level_packages_form_a_dag():
 
     for node in sorted(set(deps) | {d for ds in deps.values() for d in ds}):
         visit(node, [])
-    assert order.index("stats") < order.index("audit") < order.index("cli")
+    assert order.index("stats") < order.index("audits") < order.index("cli")
 
 
 def _loaded(code: str) -> set[str]:
@@ -264,7 +265,7 @@ def test_plain_option_values_parse_as_typer_parses_them(monkeypatch):
 
     import fairbound.cli as cli
 
-    audit_module = importlib.import_module("fairbound.audit")
+    audit_module = importlib.import_module("fairbound.audits")
     seen = []
 
     class Stop(Exception):
@@ -300,3 +301,53 @@ def test_plain_option_values_parse_as_typer_parses_them(monkeypatch):
     assert sum(f[0] == "called" for f in fast) >= 10
     for argv, f, s in zip(argvs, fast, slow, strict=True):
         assert f == s, argv
+
+
+def test_every_module_is_reachable_by_its_attribute_path():
+    """After importing every submodule, ``fairbound.a.b`` is the module ``fairbound.a.b``."""
+    import functools
+    import pkgutil
+    import warnings
+
+    import fairbound
+
+    names = [m.name for m in pkgutil.walk_packages(fairbound.__path__, "fairbound.")
+             if not m.name.endswith("__main__")]
+    assert "fairbound.audits.ppi.audit" in names and len(names) > 100
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # optional dependencies' own warnings
+        modules = {n: importlib.import_module(n) for n in names}
+    unreachable = []
+    for name, module in modules.items():
+        try:
+            found = functools.reduce(getattr, name.split(".")[1:], fairbound)
+        except AttributeError:
+            found = None
+        if found is not module:
+            unreachable.append(name)
+    assert unreachable == []
+    assert callable(fairbound.audit) and not isinstance(fairbound.audit, type(fairbound))
+
+
+def test_old_audit_paths_give_the_same_modules_with_a_warning():
+    import fairbound
+    from fairbound._moved import MOVED
+
+    for old, new in MOVED.items():
+        sys.modules.pop(old, None)
+        with pytest.warns(DeprecationWarning, match=f"{old} moved to {new}"):
+            got = importlib.import_module(old)
+        if old == "fairbound.audit":  # a stand-in that reads the new package's names
+            assert got.AuditResult is importlib.import_module(new).AuditResult
+            continue
+        assert got is importlib.import_module(new)
+        assert got.__spec__.name == new  # the module keeps its own spec
+    from fairbound.audit import AuditResult  # the old spelling of the public names
+
+    assert AuditResult is fairbound.AuditResult
+    assert callable(fairbound.audit)  # still the function after importing the old path
+    # importing an old submodule path leaves the new packages' attributes alone
+    import fairbound.audits.ppi
+
+    assert fairbound.audits.ppi is sys.modules["fairbound.audits.ppi"]
+    assert fairbound.audits.ppi.audit is sys.modules["fairbound.audits.ppi.audit"]

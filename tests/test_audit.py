@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 import fairbound
-from fairbound.audit import required_total_n
+from fairbound.audits import required_total_n
 from fairbound.errors import FairboundError
 from fairbound.stats import GroupStats, difference_interval
 from tests.conftest import make_predictions
@@ -264,7 +264,7 @@ def test_compas_harmful_positive(shared_data):
 def test_many_groups_on_arrays_equal_one_at_a_time(method, monkeypatch):
     # vs-rest over 150 groups computes intervals and plans on arrays; the same audit
     # computed one comparison at a time gives the same numbers
-    from fairbound.audit import build
+    from fairbound.audits.gaps import build
 
     rng = np.random.default_rng(5)
     n = 30_000

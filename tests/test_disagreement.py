@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 import fairbound
-from fairbound.audit.disagreement import disagreement, majority_labels, vote_counts
+from fairbound.audits.disagreement.audit import disagreement, majority_labels, vote_counts
 from fairbound.errors import FairboundError
 
 SHARED = Path(__file__).resolve().parents[1] / ".." / "shared" / "data"

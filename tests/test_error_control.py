@@ -1,7 +1,7 @@
-"""One error control for every audit kind (fairbound.audit.control).
+"""One error control for every audit kind (fairbound.audits.control).
 
 * No module of the audit, report, CLI or plotting layers computes a Bonferroni level or a
-  Benjamini-Hochberg step itself: :mod:`fairbound.audit.control` is the one place (the
+  Benjamini-Hochberg step itself: :mod:`fairbound.audits.control` is the one place (the
   interval methods of :mod:`fairbound.stats` split alpha inside one interval; that is not
   error control across comparisons, and is not checked).
 * Per kind (main, prediction-powered, scores, impact ratios), family / fdr / none give the
@@ -21,8 +21,8 @@ import pandas as pd
 import pytest
 
 import fairbound
-from fairbound.audit import control
-from fairbound.audit.control import (
+from fairbound.audits import control
+from fairbound.audits.control import (
     ERROR_CONTROLS,
     bonferroni_level,
     check_error_control,
@@ -35,7 +35,7 @@ from fairbound.errors import FairboundError
 pytestmark = pytest.mark.filterwarnings("ignore::fairbound.errors.SmallGroupWarning")
 
 ROOT = Path(fairbound.__file__).resolve().parent
-CHECKED = ("audit", "report", "cli", "viz")
+CHECKED = ("audits", "report", "cli", "viz")
 HOME = Path(control.__file__).resolve()
 
 
@@ -88,6 +88,7 @@ def error_control_arithmetic(source: str) -> list[tuple[int, str]]:
 
 def _modules():
     for pkg in CHECKED:
+        assert (ROOT / pkg).is_dir(), pkg  # a renamed package must not leave the check empty
         for path in sorted((ROOT / pkg).rglob("*.py")):
             if path.resolve() != HOME:
                 yield path
@@ -103,7 +104,7 @@ def _modules():
     "x = 1 - self.alpha / n",
 ])
 def test_the_check_sees_every_shape_the_audits_used(snippet):
-    # the shapes the builders and printers held before fairbound.audit.control
+    # the shapes the builders and printers held before fairbound.audits.control
     assert error_control_arithmetic(snippet), snippet
 
 
@@ -132,12 +133,14 @@ def test_control_itself_is_seen_by_the_check():
 
 # ----------------------------------------------------------------------------- the module
 def test_one_set_of_values_everywhere():
-    from fairbound.audit import ratios, scores, verdicts
+    from fairbound.audits import verdicts
+    from fairbound.audits.ratios import audit as ratios
+    from fairbound.audits.scores import audit as scores
 
     assert ERROR_CONTROLS == ("family", "fdr", "none")
     assert verdicts.ERROR_CONTROLS is ERROR_CONTROLS
     assert verdicts.check_error_control is check_error_control
-    assert importlib.import_module("fairbound.audit").ERROR_CONTROLS is ERROR_CONTROLS
+    assert importlib.import_module("fairbound.audits").ERROR_CONTROLS is ERROR_CONTROLS
     assert scores.SCORE_ERROR_CONTROLS == ERROR_CONTROLS  # kept for one release
     assert ratios.ERROR_CONTROLS is ERROR_CONTROLS
     assert check_error_control(" Family ") == "family"
@@ -230,7 +233,7 @@ def _counts(comparisons) -> dict:
 
 
 A, B, NO = "A disadvantaged", "B disadvantaged", "not enough evidence"
-#: Verdict counts of these audits before the kinds shared fairbound.audit.control (the
+#: Verdict counts of these audits before the kinds shared fairbound.audits.control (the
 #: same seeded frame, computed with the builders each kind had then).
 MAIN_BEFORE = {"family": {A: 3, B: 3, NO: 24}, "fdr": {A: 6, B: 3, NO: 21},
                "none": {A: 8, B: 4, NO: 18}}
@@ -272,7 +275,7 @@ def test_main_audit_none_adjusts_the_parts_of_one_metric(df):
 
 @pytest.mark.parametrize("ec", ERROR_CONTROLS)
 def test_ppi_levels_and_verdicts(df, ec):
-    from fairbound.audit.ppi import ppi_audit
+    from fairbound.audits.ppi.audit import ppi_audit
 
     r = ppi_audit(df, group="g", label="gold", proxy="judge", prediction="p",
                   error_control=ec, looks=2)
@@ -290,7 +293,7 @@ def test_ppi_levels_and_verdicts(df, ec):
 
 @pytest.mark.parametrize("ec", ERROR_CONTROLS)
 def test_score_audit_levels_and_verdicts(df, ec):
-    from fairbound.audit.scores import score_audit
+    from fairbound.audits.scores.audit import score_audit
 
     r = score_audit(df, group="g", label="y", score="s", error_control=ec)
     cl, m = r.confidence_level, r.n_tests
@@ -309,7 +312,7 @@ def test_score_audit_levels_and_verdicts(df, ec):
 @pytest.mark.parametrize("versus", ["highest", "reference", "pairwise"])
 @pytest.mark.parametrize("ec", ERROR_CONTROLS)
 def test_impact_ratio_levels_and_verdicts(df, versus, ec):
-    from fairbound.audit.ratios import impact_ratios
+    from fairbound.audits.ratios.audit import impact_ratios
 
     ref = "a" if versus == "reference" else None
     r = impact_ratios(df, group="g", prediction="p", versus=versus, reference=ref,
@@ -333,7 +336,7 @@ def test_impact_ratio_levels_and_verdicts(df, versus, ec):
 
 
 def test_ll144_takes_fdr(df):
-    from fairbound.audit.ratios import ll144_audit
+    from fairbound.audits.ratios.audit import ll144_audit
     from fairbound.report.ll144 import render_ll144_report
 
     res = ll144_audit(df, group="g", prediction="p", error_control="FDR")

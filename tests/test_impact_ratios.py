@@ -12,7 +12,7 @@ import pytest
 from scipy import stats as st
 
 import fairbound
-from fairbound.audit.ratios import (
+from fairbound.audits.ratios.audit import (
     ADVERSE,
     NO_ADVERSE,
     NO_EVIDENCE,

@@ -95,7 +95,7 @@ def test_disagreement_of_agreeing_annotators_is_zero_when_types_agree():
     as_text = df.assign(a1=df["a1"].astype(str), a2=df["a2"].astype(str))
     as_bool = df.assign(a3=df["a1"].astype(bool))  # True is the class 1, as in audit
     for frame, cols in ((as_text, ["a1", "a2", "a3"]), (as_bool, ["a1", "a2", "a3"])):
-        from fairbound.audit.disagreement import disagreement
+        from fairbound.audits.disagreement.audit import disagreement
 
         assert disagreement(frame, annotators=cols).tolist() == [0.0] * len(frame)
 

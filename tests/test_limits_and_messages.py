@@ -13,8 +13,8 @@ import pandas as pd
 import pytest
 
 import fairbound
-from fairbound.audit.ratios import date_range, ll144_audit
-from fairbound.audit.scores import score_audit_histograms
+from fairbound.audits.ratios.audit import date_range, ll144_audit
+from fairbound.audits.scores.audit import score_audit_histograms
 from fairbound.cli import main
 from fairbound.errors import FairboundError
 from fairbound.stats import GroupStats, difference_interval
@@ -154,7 +154,7 @@ def _fail(*args, **kwargs):
 
 
 def test_score_audit_refuses_too_many_comparisons_before_any_interval(monkeypatch):
-    scores_audit = importlib.import_module("fairbound.audit.scores")
+    scores_audit = importlib.import_module("fairbound.audits.scores.audit")
     stats_scores = importlib.import_module("fairbound.stats.scores")
     df = _score_frame(200)
     monkeypatch.setattr(stats_scores, "histograms_from_counts", _fail)
@@ -246,7 +246,7 @@ def test_pairwise_limit_still_names_vs_rest_and_a_reference():
 
 
 def test_comparison_limit_fires_before_assembly_and_intervals(monkeypatch):
-    build = importlib.import_module("fairbound.audit.build")
+    build = importlib.import_module("fairbound.audits.gaps.build")
     assemble = importlib.import_module("fairbound.engines.assemble")
     # the groups are counted on the statistics table the scan returns: not one interval,
     # and not even the sorting and summing of that table, happens first
@@ -271,7 +271,7 @@ def test_comparison_limit_fires_before_the_cost_sample_scan(monkeypatch):
 
 
 def test_multiclass_count_is_checked_before_intervals_too(monkeypatch):
-    build = importlib.import_module("fairbound.audit.build")
+    build = importlib.import_module("fairbound.audits.gaps.build")
     # 3 classes: 13 rows per pair (5 early, the classes known only after the scan)
     df = _audit_frame(5, rows=3_000, classes=3)
     r = fairbound.audit(df, group="g", label="y", prediction="p", comparison="vs-rest")

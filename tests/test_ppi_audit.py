@@ -18,7 +18,7 @@ import pytest
 from scipy import stats as st
 
 import fairbound
-from fairbound.audit.ppi import (
+from fairbound.audits.ppi.audit import (
     ASSUMPTION,
     PPIAuditResult,
     SamplingWarning,

@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 from scipy import stats as st
 
-from fairbound.audit.ppi import ppi_audit
+from fairbound.audits.ppi.audit import ppi_audit
 from fairbound.errors import FairboundError
 
 

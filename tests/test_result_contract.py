@@ -2,7 +2,7 @@
 
 Each result type is registered once, with a factory that builds a small seeded instance
 through the public function; every entry runs through the same tests.  See
-:mod:`fairbound.audit.contract` for the contract.
+:mod:`fairbound.audits.contract` for the contract.
 """
 
 from __future__ import annotations
@@ -25,9 +25,9 @@ from tests.conftest import make_predictions
 matplotlib = pytest.importorskip("matplotlib")
 matplotlib.use("Agg")
 
-#: The ``kind`` of each result's JSON (:data:`fairbound.audit.contract.KINDS`).
+#: The ``kind`` of each result's JSON (:data:`fairbound.audits.contract.KINDS`).
 KINDS = ("gaps", "disagreement", "ppi", "scores", "impact_ratios", "ll144")
-#: What every comparison row has (:data:`fairbound.audit.contract.ROW_FIELDS`).
+#: What every comparison row has (:data:`fairbound.audits.contract.ROW_FIELDS`).
 ROW_FIELDS = ("group_a", "group_b", "estimate", "low", "high", "interval_level", "verdict",
               "note")
 
@@ -41,7 +41,7 @@ def _gaps():
 
 
 def _disagreement():
-    from fairbound.audit.disagreement import disagreement_audit
+    from fairbound.audits.disagreement.audit import disagreement_audit
 
     rng = np.random.default_rng(1)
     n = 600
@@ -52,7 +52,7 @@ def _disagreement():
 
 
 def _ppi():
-    from fairbound.audit.ppi import ppi_audit
+    from fairbound.audits.ppi.audit import ppi_audit
 
     rng = np.random.default_rng(0)
     n = 4000
@@ -67,7 +67,7 @@ def _ppi():
 
 
 def _scores():
-    from fairbound.audit.scores import score_audit
+    from fairbound.audits.scores.audit import score_audit
 
     rng = np.random.default_rng(0)
     g = rng.choice(["a", "b"], 2000)
@@ -87,13 +87,13 @@ def _hiring():
 
 
 def _impact_ratios():
-    from fairbound.audit.ratios import impact_ratios
+    from fairbound.audits.ratios.audit import impact_ratios
 
     return impact_ratios(_hiring(), group="race", prediction="hired")
 
 
 def _ll144():
-    from fairbound.audit.ratios import ll144_audit
+    from fairbound.audits.ratios.audit import ll144_audit
 
     return ll144_audit(_hiring(), group=["sex", "race"], prediction="hired")
 
@@ -139,8 +139,8 @@ def _same(a, b) -> bool:
 
 # ----------------------------------------------------------------------------- rows
 def test_registry_covers_every_kind():
-    from fairbound.audit.contract import KINDS as kinds
-    from fairbound.audit.contract import ROW_FIELDS as fields
+    from fairbound.audits.contract import KINDS as kinds
+    from fairbound.audits.contract import ROW_FIELDS as fields
 
     assert {e.kind for e in RESULTS} == set(KINDS) == set(kinds)
     assert fields == ROW_FIELDS
@@ -240,8 +240,8 @@ def _no_scan(monkeypatch):
     import importlib
 
     for module, name in (("fairbound.engines", "aggregate"),
-                         ("fairbound.audit.build", "aggregate"),
-                         ("fairbound.audit.ratios", "aggregate"),
+                         ("fairbound.audits.gaps.build", "aggregate"),
+                         ("fairbound.audits.ratios.audit", "aggregate"),
                          ("fairbound.engines.ppi", "ppi_counts"),
                          ("fairbound.engines.scores", "score_histograms")):
         monkeypatch.setattr(importlib.import_module(module), name, boom)

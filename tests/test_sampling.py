@@ -1,4 +1,4 @@
-"""Choosing rows to annotate (fairbound.audit.sampling) and the weighted audit that follows."""
+"""Choosing rows to annotate (fairbound.audits.ppi.sampling) and the weighted audit that follows."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ import pandas as pd
 import pytest
 from scipy import stats as st
 
-from fairbound.audit.ppi import ppi_audit
-from fairbound.audit.sampling import annotation_probabilities, sample_for_annotation
+from fairbound.audits.ppi.audit import ppi_audit
+from fairbound.audits.ppi.sampling import annotation_probabilities, sample_for_annotation
 from fairbound.engines.ppi import ppi_counts
 from fairbound.errors import FairboundError
 from fairbound.stats.ppi_ipw import WeightedPPICounts

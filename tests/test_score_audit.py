@@ -12,13 +12,13 @@ import pandas as pd
 import pytest
 
 import fairbound
-from fairbound.audit.scores import (
+from fairbound.audits.scores.audit import (
     METRICS,
     ScoreAuditResult,
     score_audit,
     score_audit_histograms,
 )
-from fairbound.audit.verdicts import GAP_VERDICTS
+from fairbound.audits.verdicts import GAP_VERDICTS
 from fairbound.cli import main
 from fairbound.errors import FairboundError
 from fairbound.stats.scores import ScoreHistogram

@@ -24,7 +24,7 @@ import pytest
 from scipy.stats import binomtest
 
 import fairbound
-from fairbound.audit import A_DISADVANTAGED, B_DISADVANTAGED
+from fairbound.audits import A_DISADVANTAGED, B_DISADVANTAGED
 
 CLAIMS = (A_DISADVANTAGED, B_DISADVANTAGED)
 ALPHA = 0.05

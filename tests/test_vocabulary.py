@@ -1,7 +1,7 @@
 """One vocabulary: every verdict is spelled once, and the small-group size is defined once.
 
 The words live in :mod:`fairbound._words` (a base-layer module that the statistical core,
-the reports, the plots and the CLI may all import); :mod:`fairbound.audit.verdicts`
+the reports, the plots and the CLI may all import); :mod:`fairbound.audits.verdicts`
 re-exports them.  Everywhere else, code compares and writes verdicts through the named
 constants: a string constant that *is* a verdict (exact, case-sensitive) in code, outside
 the vocabulary, is an error.  Docstrings, comments and prose that merely contains the
@@ -17,7 +17,7 @@ import pytest
 
 import fairbound
 from fairbound import _words
-from fairbound.audit import verdicts
+from fairbound.audits import verdicts
 
 ROOT = Path(fairbound.__file__).resolve().parent
 VOCABULARY = {ROOT / "_words.py"}
@@ -45,7 +45,7 @@ def verdict_literals(source: str, words=frozenset(WORDS)) -> list[tuple[int, str
 
 
 def test_every_kind_has_its_verdicts_in_the_vocabulary():
-    from fairbound.audit import ratios
+    from fairbound.audits.ratios import audit as ratios
     from fairbound.stats import monitor
 
     assert set(_words.AUDIT_VERDICTS) == {
@@ -85,11 +85,11 @@ def test_no_verdict_is_spelled_outside_the_vocabulary():
 
 
 def test_the_vocabulary_is_imported_by_the_core_from_the_base_layer():
-    # the core may not import fairbound.audit: the monitor reads the words from the base
+    # the core may not import fairbound.audits: the monitor reads the words from the base
     tree = ast.parse((ROOT / "stats" / "monitor.py").read_text(encoding="utf-8"))
     modules = {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
     assert "fairbound._words" in modules
-    assert not any((m or "").startswith("fairbound.audit") for m in modules)
+    assert not any((m or "").startswith("fairbound.audits") for m in modules)
     base = ast.parse((ROOT / "_words.py").read_text(encoding="utf-8"))
     assert not [n for n in ast.walk(base) if isinstance(n, ast.Import)
                 or (isinstance(n, ast.ImportFrom) and n.module != "__future__")]
@@ -109,7 +109,8 @@ def _assigned(name: str) -> list[str]:
 
 
 def test_small_group_is_defined_once():
-    from fairbound.audit import build, scores
+    from fairbound.audits.gaps import build
+    from fairbound.audits.scores import audit as scores
     from fairbound.report import audit_report
 
     assert _assigned("SMALL_GROUP") == ["_words.py"]
@@ -118,7 +119,10 @@ def test_small_group_is_defined_once():
 
 def test_one_reference_resolution_and_one_group_check():
     # the kinds share pairing's reference rule and "no rows / where / one group" check
-    from fairbound.audit import build, pairing, ratios, scores
+    from fairbound.audits import pairing
+    from fairbound.audits.gaps import build
+    from fairbound.audits.ratios import audit as ratios
+    from fairbound.audits.scores import audit as scores
 
     for module in (build, ratios, scores):
         text = Path(module.__file__).read_text(encoding="utf-8")

@@ -5,9 +5,11 @@ would settle it.
 
 The public names are loaded on first use (PEP 562), so that ``import fairbound`` and the
 command line (``fairbound --help``) start without scipy, pandas, DuckDB or matplotlib.
-``fairbound.audit`` is the function :func:`fairbound.audit.audit`, as it always was, even
-once the subpackage ``fairbound.audit`` (result objects, builder, pairing, verdicts) has
-been imported; ``from fairbound.audit import AuditResult`` reads the subpackage.
+``fairbound.audit`` is the function :func:`fairbound.audits.audit`, as it always was; the
+audit kinds (result objects, builders, pairing, verdicts, error control) live in the
+package ``fairbound.audits``, one folder per kind, so every module is reachable by its
+attribute path.  The old paths ``fairbound.audit.*`` still import, with a
+``DeprecationWarning``, for one release (:mod:`fairbound._moved`).
 """
 
 from __future__ import annotations
@@ -16,18 +18,21 @@ import importlib
 import sys
 import types
 
+from fairbound import _moved
 from fairbound.errors import DegenerateDataWarning, FairboundError, SmallGroupWarning
+
+_moved.install()
 
 #: Public name -> the module that defines it (imported on first use).
 _LAZY = {
-    "AuditResult": "fairbound.audit",
-    "Comparison": "fairbound.audit",
-    "impact_ratios": "fairbound.audit.ratios",
+    "AuditResult": "fairbound.audits",
+    "Comparison": "fairbound.audits",
+    "impact_ratios": "fairbound.audits.ratios.audit",
     "ConfidenceInterval": "fairbound.stats.base",
-    "ScoreAuditResult": "fairbound.audit.scores",
-    "score_audit": "fairbound.audit.scores",
-    "ppi_audit": "fairbound.audit.ppi",
-    "disagreement_audit": "fairbound.audit.disagreement",
+    "ScoreAuditResult": "fairbound.audits.scores.audit",
+    "score_audit": "fairbound.audits.scores.audit",
+    "ppi_audit": "fairbound.audits.ppi.audit",
+    "disagreement_audit": "fairbound.audits.disagreement.audit",
     "simulate": "fairbound.evaluation.simulate",
     "__version__": "fairbound._version",
 }
@@ -66,18 +71,18 @@ def __dir__() -> list[str]:
 class _Fairbound(types.ModuleType):
     """The ``fairbound`` module, whose attribute ``audit`` is always the audit function.
 
-    Importing a subpackage makes Python set it as an attribute of its parent, which would
-    turn ``fairbound.audit`` into the subpackage ``fairbound.audit`` depending on what was
-    imported first.  This property keeps the name bound to the function (loaded on first
-    use); assigning a module (what the import system does) leaves it alone.
+    Importing the deprecated path ``fairbound.audit`` (:mod:`fairbound._moved`) makes
+    Python set the module it gives as an attribute of ``fairbound``; this property keeps
+    the name bound to the function (loaded on first use) and leaves a module alone.  It
+    goes with the old paths.
     """
 
     @property
     def audit(self):
-        """:func:`fairbound.audit.audit`."""
+        """:func:`fairbound.audits.audit`."""
         fn = self.__dict__.get("_audit_function")
         if fn is None:
-            fn = importlib.import_module("fairbound.audit").audit
+            fn = importlib.import_module("fairbound.audits").audit
             self.__dict__["_audit_function"] = fn
         return fn
 

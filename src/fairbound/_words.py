@@ -3,9 +3,9 @@
 This is the one module that spells the verdicts.  It sits at the base layer (it imports
 nothing) so that every layer can use the same words: the statistical core
 (:mod:`fairbound.stats.monitor` says "A disadvantaged" like the audits do, and the core
-must not import :mod:`fairbound.audit`), the domains, the reports, the plots and the CLI
+must not import :mod:`fairbound.audits`), the domains, the reports, the plots and the CLI
 (which read results as dictionaries and must not import the audit builders either).
-:mod:`fairbound.audit.verdicts` re-exports every name, with what each verdict means; code
+:mod:`fairbound.audits.verdicts` re-exports every name, with what each verdict means; code
 elsewhere compares and writes verdicts through these constants, never as string literals
 (``tests/test_vocabulary.py`` keeps that true).
 

@@ -314,3 +314,48 @@ def test_cli_engine_spark_reads_the_file_with_spark(spark, tmp_path, capsys, com
     assert [c["verdict"] for c in duck["comparisons"]] == \
         [c["verdict"] for c in sp["comparisons"]]
     assert _close(duck, sp) == []
+
+
+def _votes_frame(n: int = 900, seed: int = 4) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    g = rng.choice(np.array(["a", "b", "c"], dtype=object), n)
+    hard = np.where(g == "a", 0.45, 0.2)
+    a = [np.where(rng.random(n) < hard, "no", "yes").astype(object) for _ in range(3)]
+    df = pd.DataFrame({"g": g, "a1": a[0], "a2": a[1], "a3": a[2]})
+    df.loc[df.index[:5], "a3"] = None  # a missing vote
+    yes = (df[["a1", "a2", "a3"]] == "yes").sum(axis=1)
+    no = (df[["a1", "a2", "a3"]] == "no").sum(axis=1)
+    return df.assign(yes=yes.astype(float), no=no.astype(float))
+
+
+@pytest.mark.parametrize("kw", [
+    dict(votes=["yes", "no"]),
+    dict(votes=["yes", "no"], measure="entropy"),
+    dict(annotators=["a1", "a2", "a3"]),
+    dict(annotators=["a1", "a2", "a3"], measure="entropy", comparison="vs-rest"),
+], ids=["votes", "votes-entropy", "annotators", "annotators-entropy-vs-rest"])
+def test_disagreement_audit_on_spark_matches_duckdb(spark, kw):
+    df = _votes_frame()
+    sdf = _spark_frame(spark, df, "g string, a1 string, a2 string, a3 string, yes double, "
+                                  "no double")
+    a = fairbound.disagreement_audit(df, group="g", **kw)
+    b = fairbound.disagreement_audit(sdf, group="g", **kw)
+    assert a.kind == b.kind == "disagreement"
+    assert a.engine == "duckdb (in memory)" and b.engine == "spark"
+    assert [c.verdict for c in a.comparisons] == [c.verdict for c in b.comparisons]
+    assert [(c.a.n, c.b.n) for c in a.comparisons] == [(c.a.n, c.b.n) for c in b.comparisons]
+    assert _close(a.to_dict(), b.to_dict()) == []
+
+
+def test_disagreement_on_spark_refuses_what_pandas_refuses(spark):
+    df = _votes_frame(60).assign(yes=lambda d: d["yes"].where(d.index != 7, -1.0))
+    sdf = _spark_frame(spark, df, "g string, a1 string, a2 string, a3 string, yes double, "
+                                  "no double")
+    with pytest.raises(FairboundError, match=r"^votes: column 'yes' has the value -1"):
+        fairbound.disagreement_audit(sdf, group="g", votes=["yes", "no"])
+    with pytest.raises(FairboundError, match=r"^votes: column 'g' must hold vote counts"):
+        fairbound.disagreement_audit(sdf, group="g", votes=["g", "no"])
+    mixed = sdf.withColumn("n1", sdf["yes"])
+    with pytest.raises(FairboundError, match=r"^annotators: columns 'n1' and 'a1' mix numbers "
+                       r"and text"):
+        fairbound.disagreement_audit(mixed, group="g", annotators=["a1", "n1"])

@@ -326,7 +326,7 @@ def _audit_with_confusion(comparison="pairwise", reference=None, multiclass=Fals
     """A real audit plus its confusion counts (as AuditResult.confusion holds them)."""
     from types import SimpleNamespace
 
-    from fairbound.audit import audit
+    from fairbound.audits import audit
 
     rng = np.random.default_rng(0)
     n = 3000
@@ -349,7 +349,7 @@ def _audit_with_confusion(comparison="pairwise", reference=None, multiclass=Fals
 @pytest.mark.parametrize("comparison,reference", [("pairwise", None), ("vs-rest", None),
                                                   ("vs-reference", "b")])
 def test_bootstrap_audit_matches_audit_estimates(comparison, reference):
-    from fairbound.audit.bootstrap import bootstrap_audit
+    from fairbound.audits.gaps.bootstrap import bootstrap_audit
 
     res, fake = _audit_with_confusion(comparison, reference)
     boot = bootstrap_audit(fake, n_resamples=200, method="bca")
@@ -367,7 +367,7 @@ def test_bootstrap_audit_matches_audit_estimates(comparison, reference):
 
 
 def test_bootstrap_audit_multiclass_labels():
-    from fairbound.audit.bootstrap import bootstrap_audit
+    from fairbound.audits.gaps.bootstrap import bootstrap_audit
 
     res, fake = _audit_with_confusion(multiclass=True)
     boot = bootstrap_audit(fake, n_resamples=100)
@@ -385,7 +385,7 @@ def test_bootstrap_audit_multiclass_labels():
 def test_bootstrap_audit_needs_confusion():
     from types import SimpleNamespace
 
-    from fairbound.audit.bootstrap import bootstrap_audit
+    from fairbound.audits.gaps.bootstrap import bootstrap_audit
 
     with pytest.raises(FairboundError, match="holds no confusion counts"):
         bootstrap_audit(SimpleNamespace(confusion=None))
@@ -418,7 +418,7 @@ def test_coarse_fractional_costs_match_scipy():
 
 
 def test_audit_result_bootstrap_method():
-    from fairbound.audit.bootstrap import bootstrap_audit
+    from fairbound.audits.gaps.bootstrap import bootstrap_audit
 
     res, fake = _audit_with_confusion()
     assert res.confusion is not None and np.array_equal(res.confusion, fake.confusion)

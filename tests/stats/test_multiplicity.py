@@ -130,8 +130,8 @@ def test_validation(kwargs, match):
 def test_adjust_comparisons_of_an_audit():
     import pandas as pd
 
-    from fairbound.audit import audit
-    from fairbound.audit.multiplicity import adjust_comparisons
+    from fairbound.audits import audit
+    from fairbound.audits.gaps.multiplicity import adjust_comparisons
 
     rng = np.random.default_rng(0)
     n = 6000
@@ -163,7 +163,7 @@ def test_adjust_comparisons_of_an_audit():
 def test_adjust_comparisons_validation(kwargs, match):
     from types import SimpleNamespace
 
-    from fairbound.audit.multiplicity import adjust_comparisons
+    from fairbound.audits.gaps.multiplicity import adjust_comparisons
     from fairbound.stats import GroupStats
 
     comps = [SimpleNamespace(a=GroupStats.from_counts(50, 5), b=GroupStats.from_counts(50, 9),
@@ -177,7 +177,7 @@ def test_adjust_comparisons_validation(kwargs, match):
 def test_adjust_comparisons_reports_excluded():
     from types import SimpleNamespace
 
-    from fairbound.audit.multiplicity import adjust_comparisons
+    from fairbound.audits.gaps.multiplicity import adjust_comparisons
     from fairbound.stats import GroupStats
 
     ok = SimpleNamespace(a=GroupStats.from_counts(500, 100), b=GroupStats.from_counts(500, 50),
@@ -218,8 +218,8 @@ def test_procedures_nest(p):
 def test_audit_result_adjust_method():
     import pandas as pd
 
-    from fairbound.audit import audit
-    from fairbound.audit.multiplicity import adjust_comparisons
+    from fairbound.audits import audit
+    from fairbound.audits.gaps.multiplicity import adjust_comparisons
 
     rng = np.random.default_rng(0)
     n = 4000

@@ -254,8 +254,8 @@ def test_fairlearn_difference_ci_excludes_zero_on_null_data():
 def test_audit_simultaneous_reads_every_group(comparison):
     import pandas as pd
 
-    from fairbound.audit import audit
-    from fairbound.audit.simultaneous import audit_simultaneous
+    from fairbound.audits import audit
+    from fairbound.audits.gaps.simultaneous import audit_simultaneous
 
     rng = np.random.default_rng(1)
     n = 4000

@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from fairbound.audit import required_total_n
+from fairbound.audits import required_total_n
 from fairbound.errors import FairboundError
 from fairbound.stats import INTERVAL_METHODS, GroupStats, NotEstimable, difference_interval
 from fairbound.stats.vectorised import StatsArrays, intervals_many, required_n_many

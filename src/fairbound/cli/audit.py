@@ -39,14 +39,14 @@ def _name(group) -> str:
 
 
 def print_audit(result, *, fmt: str = "table", reference_given: bool = True) -> None:
-    """Print an :class:`~fairbound.audit.AuditResult` as a table, JSON or CSV.
+    """Print an :class:`~fairbound.audits.AuditResult` as a table, JSON or CSV.
 
     With ``reference_given=False`` a reference group that the audit picked (the largest,
     for ``vs-reference``) is named on standard error for JSON and CSV, and in the table.
     """
     picked = None
     if result.comparison == "vs-reference" and result.reference is not None:
-        from fairbound.audit.result import _jsonable
+        from fairbound.audits.gaps.result import _jsonable
 
         ref = _jsonable(result.reference)
         picked = f"reference group: {ref}" + (
@@ -169,7 +169,7 @@ def audit_command(
     import warnings
 
     from fairbound._io import input_files
-    from fairbound.audit import audit
+    from fairbound.audits import audit
     from fairbound.cli._common import check_output_file
     from fairbound.errors import SmallGroupWarning
 

@@ -23,7 +23,7 @@ def adult_command(
 ) -> None:
     """Train on UCI Adult, audit the test predictions by sex and race, write a report."""
     from fairbound._render import console
-    from fairbound.audit import audit
+    from fairbound.audits import audit
     from fairbound.cli.audit import print_audit
     from fairbound.examples import adult_predictions
 

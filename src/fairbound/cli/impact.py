@@ -1,6 +1,6 @@
 """``fairbound impact``: impact ratios (four-fifths rule, NYC Local Law 144) with intervals.
 
-The command front of :func:`fairbound.audit.ratios.ll144_audit`: one category per
+The command front of :func:`fairbound.audits.ratios.audit.ll144_audit`: one category per
 ``--group`` column and, with several, their intersection; each impact ratio with an
 interval and a verdict relative to ``--threshold``; output as a table, JSON or CSV, and
 optionally written (all or none) as JSON, HTML (:mod:`fairbound.report.ll144`) and CSV.
@@ -52,13 +52,13 @@ def _ci(r) -> str:
 
 
 def print_impact(result, *, fmt: str = "table") -> None:
-    """Print an :class:`~fairbound.audit.ratios.LL144Audit` as a table, JSON or CSV."""
+    """Print an :class:`~fairbound.audits.ratios.audit.LL144Audit` as a table, JSON or CSV."""
     if print_machine(result, fmt, result.to_csv() if fmt == "csv" else None):
         return
     from rich.table import Table
 
     from fairbound._render import fmt_level
-    from fairbound.audit.result import _jsonable
+    from fairbound.audits.gaps.result import _jsonable
 
     con = console()
     first = result.categories[0]
@@ -168,7 +168,7 @@ def impact_command(
     for option, path, suffixes, hint in outputs:
         if path is not None:
             check_output_file(option, path, suffixes, hint, inputs=inputs)
-    from fairbound.audit.ratios import ll144_audit
+    from fairbound.audits.ratios.audit import ll144_audit
 
     result = ll144_audit(
         data, group=list(group), prediction=pred, label=label, rate=rate, versus=versus,

@@ -1,4 +1,4 @@
-"""``fairbound ppi``: the CLI front of :func:`fairbound.audit.ppi.ppi_audit`."""
+"""``fairbound ppi``: the CLI front of :func:`fairbound.audits.ppi.audit.ppi_audit`."""
 
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ def _interval(lo, hi) -> str:
 
 
 def print_ppi(result, *, fmt: str = "table") -> None:
-    """Print a :class:`~fairbound.audit.ppi.PPIAuditResult` as a table, JSON or CSV."""
+    """Print a :class:`~fairbound.audits.ppi.audit.PPIAuditResult` as a table, JSON or CSV."""
     if print_machine(result, fmt):
         return
     from rich.table import Table
@@ -149,7 +149,7 @@ def ppi_command(
 ) -> None:
     """Audit gaps from few gold labels and a proxy labeler (prediction-powered intervals)."""
     from fairbound._io import input_files
-    from fairbound.audit.ppi import ppi_audit
+    from fairbound.audits.ppi.audit import ppi_audit
 
     fmt = check_format(fmt)
     inputs = input_files(data)

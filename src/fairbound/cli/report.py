@@ -70,7 +70,7 @@ def report_command(
         raise FairboundError("json: --json only applies with --data (the inputs already are "
                              "JSON)", param="json")
     if data is not None:
-        from fairbound.audit import audit
+        from fairbound.audits import audit
 
         if not group:
             raise FairboundError("group: --data needs at least one --group column",

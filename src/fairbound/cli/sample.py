@@ -1,4 +1,4 @@
-"""``fairbound sample``: the CLI front of :func:`fairbound.audit.sampling.sample_for_annotation`."""
+"""``fairbound sample``: the CLI of :func:`fairbound.audits.ppi.sampling.sample_for_annotation`."""
 
 from __future__ import annotations
 
@@ -46,7 +46,7 @@ def sample_command(
     """Choose the rows to annotate next (group-stratified, from the proxy's uncertainty)."""
     from fairbound._io import input_files, table_bytes, write_all_atomic
     from fairbound._validate import check_choice
-    from fairbound.audit.sampling import sample_for_annotation
+    from fairbound.audits.ppi.sampling import sample_for_annotation
     from fairbound.cli._common import check_output_file
 
     fmt = check_choice(fmt, ("table", "json"), "format", fold=True)

@@ -56,14 +56,14 @@ def _short_note(c: dict) -> str:
 
 
 def print_scores(result, *, fmt: str = "table") -> None:
-    """Print a :class:`~fairbound.audit.scores.ScoreAuditResult` as a table, JSON or CSV."""
+    """Print a :class:`~fairbound.audits.scores.audit.ScoreAuditResult` as a table, JSON or CSV."""
     if print_machine(result, fmt):
         return
     from rich.markup import escape
     from rich.table import Table
 
-    from fairbound.audit.control import bonferroni_level
-    from fairbound.audit.pairing import group_name
+    from fairbound.audits.control import bonferroni_level
+    from fairbound.audits.pairing import group_name
 
     con = console()
     d = result.to_dict()
@@ -173,7 +173,7 @@ def scores_command(
 ) -> None:
     """Audit scores by group: AUC, calibration and threshold sweeps with verdicts."""
     from fairbound._io import input_files
-    from fairbound.audit.scores import score_audit
+    from fairbound.audits.scores.audit import score_audit
 
     fmt = check_format(fmt)
     parsed_bins = parse_bins(bins)

@@ -85,7 +85,7 @@ def checking_groups(check: Callable[[int], None]) -> Iterator[None]:
 
     It runs as soon as the statistics rows are back from the engine, before they are
     sorted and summed (what takes the time for many groups), so a caller can refuse an
-    audit of too many groups (:func:`fairbound.audit.pairing.check_comparison_limit`) after
+    audit of too many groups (:func:`fairbound.audits.pairing.check_comparison_limit`) after
     the one scan without waiting for the rest.  ``check`` raises to refuse.
 
     Examples

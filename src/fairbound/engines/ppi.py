@@ -1,6 +1,6 @@
 """Counts for prediction-powered audits: one ``GROUP BY`` over gold, proxy and prediction.
 
-A prediction-powered audit (:func:`fairbound.audit.ppi.ppi_audit`) reads, per group, how
+A prediction-powered audit (:func:`fairbound.audits.ppi.audit.ppi_audit`) reads, per group, how
 many rows have each combination of (labeled or not, gold label, proxy label, prediction):
 ``GROUP BY group, label IS NULL, label, proxy, prediction`` in one scan, through DuckDB
 (files, globs, DuckDB databases, pandas / polars / Arrow data, dicts of arrays), with the
@@ -287,7 +287,7 @@ def ppi_counts(data, *, group, label: str, proxy: str, prediction: str, pos_labe
     sampling_probability : str, optional
         Column (or expression) with the probability ``pi`` in ``(0, 1]`` with which each
         gold-labeled row was drawn for annotation (as
-        :func:`fairbound.audit.sampling.sample_for_annotation` records it).  Labeled rows
+        :func:`fairbound.audits.ppi.sampling.sample_for_annotation` records it).  Labeled rows
         without one form batch 0, a uniform sample of their group.
     batch : str, optional
         Column with the batch (a whole number >= 1) in which each labeled row was drawn;

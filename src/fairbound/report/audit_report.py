@@ -345,7 +345,7 @@ def _parity_clause(c: dict) -> str:
 def comparison_sentence(c: dict, *, pair: bool = False, result=None) -> str:
     """One plain-language sentence for a comparison of an audit's JSON.
 
-    The wording is that of :meth:`fairbound.audit.Comparison.summary`, so a report rendered
+    The wording is that of :meth:`fairbound.audits.Comparison.summary`, so a report rendered
     from a saved JSON file reads exactly like one rendered from the live result.  A verdict
     names the group that bears the cost and says how: which rows (the metric's denominator,
     in the audit's column names), whether they get the positive prediction more or less
@@ -443,7 +443,7 @@ def error_control_sentence(d: dict) -> str:
     Examples
     --------
     The level of each interval is read from the comparisons (the audit set it, through
-    :mod:`fairbound.audit.control`); a report never computes one:
+    :mod:`fairbound.audits.control`); a report never computes one:
 
     >>> row = {"component": "tpr", "verdict": "A disadvantaged", "interval_level": 1 - 0.05 / 30}
     >>> print(error_control_sentence({"error_control": "family", "n_tests": 30,
@@ -459,7 +459,7 @@ def error_control_sentence(d: dict) -> str:
     if m == 0:
         return "No comparison could be estimated, so no verdict is made."
     if control == "family":
-        # the level the intervals are at (fairbound.audit.control set it); a report reads
+        # the level the intervals are at (fairbound.audits.control set it); a report reads
         # it from the rows and never computes one
         each = fmt_level(levels[0]) if levels else fam
         if m == 1:
@@ -798,7 +798,7 @@ def render_audit_report(results, *, title: str | None = None, figures: bool = Tr
     ----------
     results : AuditResult, dict, path, or a list of them
         Audits (live results, their ``to_dict()`` form, or JSON files written by
-        :meth:`~fairbound.audit.AuditResult.to_json`).
+        :meth:`~fairbound.audits.AuditResult.to_json`).
     title : str, optional
         Report title (default: "Fairness audit of <source>").
     figures : bool

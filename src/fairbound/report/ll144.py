@@ -356,7 +356,7 @@ def render_ll144_report(result, *, title: str | None = None, figures: bool = Tru
     Examples
     --------
     >>> import pandas as pd
-    >>> from fairbound.audit.ratios import impact_ratios
+    >>> from fairbound.audits.ratios.audit import impact_ratios
     >>> df = pd.DataFrame({"g": ["<b>x</b>"] * 100 + ["y"] * 100, "p": [1, 0] * 100})
     >>> html = render_ll144_report(impact_ratios(df, group="g", prediction="p"),
     ...                            figures=False)
@@ -477,7 +477,7 @@ def ll144_records(result) -> list[dict]:
     Examples
     --------
     >>> import pandas as pd
-    >>> from fairbound.audit.ratios import impact_ratios
+    >>> from fairbound.audits.ratios.audit import impact_ratios
     >>> df = pd.DataFrame({"g": ["a"] * 100 + ["b"] * 100, "p": [1, 0] * 100})
     >>> [r["group"] for r in ll144_records(impact_ratios(df, group="g", prediction="p"))]
     ['a', 'b']
@@ -527,7 +527,7 @@ def render_ll144_csv(result) -> str:
     Examples
     --------
     >>> import pandas as pd
-    >>> from fairbound.audit.ratios import impact_ratios
+    >>> from fairbound.audits.ratios.audit import impact_ratios
     >>> df = pd.DataFrame({"g": ["=a"] * 100 + ["b"] * 100, "p": [1, 0] * 100})
     >>> text = render_ll144_csv(impact_ratios(df, group="g", prediction="p"))
     >>> text.splitlines()[1].split(",")[:3]

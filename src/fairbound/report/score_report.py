@@ -216,7 +216,7 @@ def score_sentence(c: dict) -> str:
 
 def _control_sentence(d: dict) -> str:
     level = fmt_level(d["confidence_level"])
-    # the level the rows' intervals are at (fairbound.audit.control set it); a report reads
+    # the level the rows' intervals are at (fairbound.audits.control set it); a report reads
     # it from the rows and never computes one
     rows = d.get("comparisons") or []
     each = fmt_level(rows[0]["interval_level"]) if rows else level
@@ -396,7 +396,7 @@ def render_score_report(result, *, title: str | None = None, figures: bool = Tru
     Examples
     --------
     >>> import numpy as np, pandas as pd
-    >>> from fairbound.audit.scores import score_audit
+    >>> from fairbound.audits.scores.audit import score_audit
     >>> rng = np.random.default_rng(0)
     >>> y = rng.random(400) < 0.5
     >>> df = pd.DataFrame({"g": rng.choice(["<a>", "b"], 400), "y": y.astype(int),

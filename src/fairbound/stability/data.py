@@ -115,7 +115,7 @@ def load_tweets(*, binary: bool = True, dropna: bool = True) -> pd.DataFrame:
         ``"hispanic"``, ``"asian"``: the most probable dialect), ``p_aa``, ``p_hispanic``,
         ``p_asian``, ``p_white``, ``class`` (the original 0/1/2), ``count`` (annotators) and
         the crowd's votes per class, ``hate_speech``, ``offensive_language`` and ``neither``
-        (see :func:`fairbound.audit.disagreement.disagreement`).
+        (see :func:`fairbound.audits.disagreement.audit.disagreement`).
 
     Notes
     -----

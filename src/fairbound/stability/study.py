@@ -291,7 +291,7 @@ def evaluate_run(
     """
     from sklearn.metrics import accuracy_score, f1_score
 
-    from fairbound.audit import audit
+    from fairbound.audits import audit
 
     y_true = np.asarray(y_true)
     y_pred = np.asarray(y_pred)

@@ -12,7 +12,7 @@ collected before any weighted sampling and is taken as a uniform random sample o
 group (``pi = n_0 / M``).  In batch ``j >= 1`` every row not labeled before it is drawn
 independently with its probability ``pi_i^(j)`` (Poisson sampling), which may depend on
 the proxy, the prediction and the gold labels of earlier batches, but not on the row's
-own gold label: :func:`fairbound.audit.sampling.sample_for_annotation` draws such batches
+own gold label: :func:`fairbound.audits.ppi.sampling.sample_for_annotation` draws such batches
 and records ``pi`` and ``j``.
 
 Estimate.  For a per-row value ``g`` (a metric's numerator or denominator) computed with
@@ -50,7 +50,7 @@ and that batch 0 is a uniform sample of each group.
 Not covered: a guaranteed (finite-sample) interval with weights; ``lambda`` noise in the
 variance (the plug-in, as PPI++'s); ``beta_j`` from the realised batch sizes, which are
 random under Poisson sampling (a second-order effect); early stopping across batches,
-which :func:`fairbound.audit.ppi.ppi_audit` handles with ``looks`` (the error split
+which :func:`fairbound.audits.ppi.audit.ppi_audit` handles with ``looks`` (the error split
 over the planned batches).
 
 References

@@ -159,7 +159,7 @@ def required_n_many(method: str, a: StatsArrays, b: StatsArrays,
                     confidence_level: float = 0.95) -> np.ndarray:
     """Total n (A + B, same shares and moments) at which each interval would exclude 0.
 
-    The planner of :func:`fairbound.audit.required_total_n` for closed-form methods, run
+    The planner of :func:`fairbound.audits.required_total_n` for closed-form methods, run
     on all comparisons together: the moments are scaled and the scale found by the same
     geometric bisection (to a relative 1e-9), so each entry equals the one-at-a-time
     value (up to rounding at the ceiling).  ``inf`` for a zero gap or when no scale up to

@@ -1,7 +1,7 @@
 """Every figure fairbound draws (matplotlib, the ``plot`` extra, imported only to draw).
 
 * :mod:`fairbound.viz.audit` - audits: forest plot, per-group rates, sample size
-  (:meth:`fairbound.audit.AuditResult.plot`).
+  (:meth:`fairbound.audits.AuditResult.plot`).
 * :mod:`fairbound.viz.planning` - the Bernstein (BBU) n-vs-bias curve (``fairbound plan
   --figure``).
 * :mod:`fairbound.viz.stability` - stability studies: boxplots, variance and mean heatmaps.

@@ -1,8 +1,8 @@
 """Figures for audits: intervals you can look at.
 
 Every function returns a :class:`matplotlib.figure.Figure` and accepts either a live
-:class:`~fairbound.audit.AuditResult` or its JSON form (the ``"fairbound.audit/1"``
-dictionary written by :meth:`~fairbound.audit.AuditResult.to_json`, or a path to such a file),
+:class:`~fairbound.audits.AuditResult` or its JSON form (the ``"fairbound.audit/1"``
+dictionary written by :meth:`~fairbound.audits.AuditResult.to_json`, or a path to such a file),
 so a saved audit can be plotted without the data.  matplotlib is an optional dependency
 (``pip install "fairbound[plot]"``), imported only when a figure is drawn.
 
@@ -90,7 +90,7 @@ def _tight(fig) -> None:
 
 
 def comparison_label(c: dict) -> str:
-    """Return ``metric[component, k=class]``, as :attr:`fairbound.audit.Comparison.label`.
+    """Return ``metric[component, k=class]``, as :attr:`fairbound.audits.Comparison.label`.
 
     Examples
     --------
@@ -179,8 +179,8 @@ def audit_dict(result) -> dict:
     Parameters
     ----------
     result : AuditResult, dict or path
-        A live result, its :meth:`~fairbound.audit.AuditResult.to_dict` form, or a JSON file
-        written by :meth:`~fairbound.audit.AuditResult.to_json`.
+        A live result, its :meth:`~fairbound.audits.AuditResult.to_dict` form, or a JSON file
+        written by :meth:`~fairbound.audits.AuditResult.to_json`.
 
     Returns
     -------
@@ -670,7 +670,7 @@ def plot_comparison(comparison, *, confidence_level: float | None = None):
     Parameters
     ----------
     comparison : Comparison or dict
-        A :class:`~fairbound.audit.Comparison` or one entry of an audit JSON's
+        A :class:`~fairbound.audits.Comparison` or one entry of an audit JSON's
         ``"comparisons"``.
     confidence_level : float, optional
         Level of the Wilson intervals (default: the comparison's level).

@@ -1,4 +1,4 @@
-"""Figures of a prediction-powered audit (:meth:`fairbound.audit.ppi.PPIAuditResult.plot`).
+"""Figures of a prediction-powered audit (:meth:`fairbound.audits.ppi.audit.PPIAuditResult.plot`).
 
 The forest plot is the audit's (:func:`fairbound.viz.audit.plot_forest`): every gap
 ``rate_A - rate_B`` with the interval that decides its verdict, read from the result's

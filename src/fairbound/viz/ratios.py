@@ -109,7 +109,7 @@ def plot_impact_ratios(result, *, ax=None, threshold: float | None = None):
     Examples
     --------
     >>> import pandas as pd
-    >>> from fairbound.audit.ratios import impact_ratios
+    >>> from fairbound.audits.ratios.audit import impact_ratios
     >>> df = pd.DataFrame({"g": ["a"] * 100 + ["b"] * 100,
     ...                    "p": [1, 0] * 50 + [1, 0, 0, 0] * 25})
     >>> fig = plot_impact_ratios(impact_ratios(df, group="g", prediction="p"))

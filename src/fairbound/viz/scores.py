@@ -1,8 +1,8 @@
 """Figures for score audits: ROC curves, reliability diagrams and threshold-sweep bands.
 
 Every function returns a :class:`matplotlib.figure.Figure` and accepts a live
-:class:`~fairbound.audit.scores.ScoreAuditResult`, its ``"fairbound.scores/1"`` dictionary
-(:meth:`~fairbound.audit.scores.ScoreAuditResult.to_dict`) or a path to its JSON, so a saved
+:class:`~fairbound.audits.scores.audit.ScoreAuditResult`, its ``"fairbound.scores/1"`` dictionary
+(:meth:`~fairbound.audits.scores.audit.ScoreAuditResult.to_dict`) or a path to its JSON, so a saved
 audit can be drawn without the data.  matplotlib (``pip install "fairbound[plot]"``) is
 imported only when a figure is drawn.
 
@@ -108,7 +108,7 @@ def plot_roc(result, *, groups=None, ax=None):
     Examples
     --------
     >>> import numpy as np, pandas as pd
-    >>> from fairbound.audit.scores import score_audit
+    >>> from fairbound.audits.scores.audit import score_audit
     >>> rng = np.random.default_rng(0)
     >>> y = rng.random(400) < 0.5
     >>> df = pd.DataFrame({"g": rng.choice(["a", "b"], 400), "y": y.astype(int),
@@ -165,7 +165,7 @@ def plot_reliability(result, *, groups=None):
     Examples
     --------
     >>> import numpy as np, pandas as pd
-    >>> from fairbound.audit.scores import score_audit
+    >>> from fairbound.audits.scores.audit import score_audit
     >>> rng = np.random.default_rng(0)
     >>> s = rng.random(800)
     >>> df = pd.DataFrame({"g": rng.choice(["a", "b"], 800),
@@ -263,7 +263,7 @@ def plot_threshold_sweep(result, *, rate: str = "selection_rate", pairs=None,
     Examples
     --------
     >>> import numpy as np, pandas as pd
-    >>> from fairbound.audit.scores import score_audit
+    >>> from fairbound.audits.scores.audit import score_audit
     >>> rng = np.random.default_rng(0)
     >>> g = rng.choice(["a", "b"], 600)
     >>> df = pd.DataFrame({"g": g, "y": rng.integers(0, 2, 600),

@@ -1,4 +1,4 @@
-"""The stratified bootstrap of a whole audit (:meth:`fairbound.audit.AuditResult.bootstrap`).
+"""The stratified bootstrap of a whole audit (:meth:`fairbound.audits.AuditResult.bootstrap`).
 
 Every confusion-table metric is a function of the per-group confusion counts that an audit
 keeps, so :func:`fairbound.stats.bootstrap.bootstrap_cells` (the core, on arrays) resamples
@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from fairbound._validate import check_choice
-from fairbound.audit.pairing import group_name, index_pairs
+from fairbound.audits.pairing import group_name, index_pairs
 from fairbound.errors import FairboundError
 from fairbound.stats.base import check_confidence_level
 from fairbound.stats.bootstrap import (
@@ -63,7 +63,7 @@ def bootstrap_audit(
     Examples
     --------
     >>> import pandas as pd
-    >>> from fairbound.audit import audit
+    >>> from fairbound.audits import audit
     >>> df = pd.DataFrame({"g": list("aabb") * 50, "y": [1, 0] * 100,
     ...                    "p": [1, 0, 1, 1] * 50})
     >>> res = audit(df, group="g", label="y", prediction="p", metrics="false_positive_rate")

@@ -13,7 +13,7 @@ scale, so a positive gap means group A bears more cost):
 * ``"not estimable"`` - an empty denominator or a method that cannot run.
 
 Which error the verdicts of one audit control is its ``error_control``
-(:data:`ERROR_CONTROLS`; :mod:`fairbound.audit.control` sets the interval levels from it).
+(:data:`ERROR_CONTROLS`; :mod:`fairbound.audits.control` sets the interval levels from it).
 """
 
 from __future__ import annotations
@@ -45,7 +45,7 @@ from fairbound._words import (  # noqa: F401  (the vocabulary, re-exported)
 )
 
 # the error control lives in one module; its names stay importable from here
-from fairbound.audit.control import ERROR_CONTROLS, check_error_control  # noqa: F401
+from fairbound.audits.control import ERROR_CONTROLS, check_error_control  # noqa: F401
 
 
 def verdict(lo: float, hi: float, tolerance: float | None = None, scale: float = 1.0) -> str:

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from fairbound.audit.control import bonferroni_level
-from fairbound.audit.pairing import against_rest, group_name
+from fairbound.audits.control import bonferroni_level
+from fairbound.audits.pairing import against_rest, group_name
 from fairbound.errors import FairboundError
 from fairbound.stats.base import GroupStats, check_confidence_level
 from fairbound.stats.simultaneous import SimultaneousResult, _rng, simultaneous_intervals
@@ -49,7 +49,7 @@ def audit_simultaneous(
     Examples
     --------
     >>> import numpy as np, pandas as pd
-    >>> from fairbound.audit import audit
+    >>> from fairbound.audits import audit
     >>> rng = np.random.default_rng(0)
     >>> df = pd.DataFrame({"g": rng.choice(list("abc"), 3000), "y": rng.integers(0, 2, 3000)})
     >>> df["p"] = np.where(rng.random(3000) < 0.8, df["y"], 1 - df["y"])

@@ -1,14 +1,16 @@
 """The contract every audit result and every comparison row follows.
 
-Rows (:class:`~fairbound.audit.Comparison`, :class:`~fairbound.audit.ppi.PPIComparison`,
-:class:`~fairbound.audit.scores.ScoreComparison`, :class:`~fairbound.audit.ratios.ImpactRatio`)
-expose ``group_a``, ``group_b``, ``estimate``, ``low``, ``high``, ``interval_level``,
-``verdict``, ``note`` and ``confidence_interval(confidence_level=None)``, which returns a
+Rows (:class:`~fairbound.audits.Comparison`,
+:class:`~fairbound.audits.ppi.audit.PPIComparison`,
+:class:`~fairbound.audits.scores.audit.ScoreComparison`,
+:class:`~fairbound.audits.ratios.audit.ImpactRatio`) expose ``group_a``, ``group_b``,
+``estimate``, ``low``, ``high``, ``interval_level``, ``verdict``, ``note`` and
+``confidence_interval(confidence_level=None)``, which returns a
 :class:`~fairbound.stats.ConfidenceInterval`: the interval as computed, or at another level
 from the row's own statistics (a one-line :class:`~fairbound.errors.FairboundError` saying
 why when the row does not hold them).
 
-Results (:class:`~fairbound.audit.AuditResult`, ``PPIAuditResult``, ``ScoreAuditResult``,
+Results (:class:`~fairbound.audits.AuditResult`, ``PPIAuditResult``, ``ScoreAuditResult``,
 ``ImpactRatioResult``, ``LL144Audit``) expose ``comparisons`` (the rows, in order),
 ``select(...)``, ``to_frame()``, ``to_dict()``, ``to_json(path=None, indent=2)``,
 ``summary()``, ``report(path)``, ``plot()``, ``recompute(...)`` (no data read) and

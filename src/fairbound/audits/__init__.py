@@ -1,31 +1,31 @@
 """Audit a classifier: every fairness gap with an interval, a verdict and a sample-size plan.
 
-* :mod:`fairbound.audit.result` - :class:`Comparison` (one gap) and :class:`AuditResult`.
-* :mod:`fairbound.audit.build` - :func:`audit`: one scan through an engine, then the
+* :mod:`fairbound.audits.gaps.result` - :class:`Comparison` (one gap) and :class:`AuditResult`.
+* :mod:`fairbound.audits.gaps.build` - :func:`audit`: one scan through an engine, then the
   comparisons, their error control and the n that would settle each.
-* :mod:`fairbound.audit.pairing` - which pairs of groups are compared (pairwise, each vs
+* :mod:`fairbound.audits.pairing` - which pairs of groups are compared (pairwise, each vs
   the rest, vs a reference).
-* :mod:`fairbound.audit.verdicts` - what an interval lets an audit say.
-* :mod:`fairbound.audit.control` - the error control of every audit kind (family, fdr,
+* :mod:`fairbound.audits.verdicts` - what an interval lets an audit say.
+* :mod:`fairbound.audits.control` - the error control of every audit kind (family, fdr,
   none): the one place that sets interval levels.
-* :mod:`fairbound.audit.bootstrap`, :mod:`fairbound.audit.simultaneous`,
-  :mod:`fairbound.audit.multiplicity` - the core's bootstrap, simultaneous intervals and
+* :mod:`fairbound.audits.gaps.bootstrap`, :mod:`fairbound.audits.gaps.simultaneous`,
+  :mod:`fairbound.audits.gaps.multiplicity` - the core's bootstrap, simultaneous intervals and
   multiplicity corrections applied to a whole audit.
 
 ``fairbound.audit(...)`` (the attribute of the top-level package) is the function
 :func:`audit`.
 """
 
-from fairbound.audit.build import (
+from fairbound.audits.gaps.build import (
     SMALL_GROUP,
     audit,
     audit_aggregates,
     required_parity_n,
     required_total_n,
 )
-from fairbound.audit.pairing import COMPARISONS, MAX_COMPARISONS
-from fairbound.audit.result import SCHEMA, AuditResult, Comparison
-from fairbound.audit.verdicts import (
+from fairbound.audits.gaps.result import SCHEMA, AuditResult, Comparison
+from fairbound.audits.pairing import COMPARISONS, MAX_COMPARISONS
+from fairbound.audits.verdicts import (
     A_DISADVANTAGED,
     B_DISADVANTAGED,
     ERROR_CONTROLS,

@@ -36,7 +36,7 @@ import numpy as np
 import pandas as pd
 
 from fairbound._validate import check_choice
-from fairbound.audit.build import audit
+from fairbound.audits.gaps.build import audit
 from fairbound.errors import FairboundError
 from fairbound.labels import _same as same_class
 from fairbound.labels import is_bool, is_missing, kind, parse_text_value, sort_values
@@ -94,7 +94,8 @@ def _refuse_repeated(names: list[str], shown: str) -> None:
                                  f"{n!r}; rename them apart", param="data")
 
 
-def _columns(df: pd.DataFrame, votes, annotators) -> tuple[str, list[str]]:
+def _columns(names: list, votes, annotators) -> tuple[str, list[str]]:
+    """The vote or annotator columns among ``names`` (a frame's columns), checked."""
     if (votes is None) == (annotators is None):
         raise FairboundError("give exactly one of votes= (vote counts per class) or "
                              f"annotators= (one label column per annotator); got votes={votes!r}"
@@ -104,13 +105,12 @@ def _columns(df: pd.DataFrame, votes, annotators) -> tuple[str, list[str]]:
         raise FairboundError(f"{param} must be a list of at least 2 column names; got "
                              f"{cols!r:.80}", param=param)
     cols = list(cols)
-    missing = [c for c in cols if c not in df.columns]
+    missing = [c for c in cols if c not in names]
     if missing:
         raise FairboundError(f"{param}: column {missing[0]!r} not found; the data has "
-                             f"{list(df.columns)!r:.120}", param=param)
+                             f"{list(names)!r:.120}", param=param)
     if len(set(cols)) != len(cols):
         raise FairboundError(f"{param}: a column is named twice in {cols!r}", param=param)
-    names = list(df.columns)
     twice = [c for c in cols if names.count(c) > 1]
     if twice:  # as fairbound.audit refuses such a DataFrame
         raise FairboundError(f"data: the DataFrame has {names.count(twice[0])} columns named "
@@ -193,7 +193,7 @@ def vote_counts(data, *, votes: Sequence[str] | None = None,
     (('x', 'y'), [[3.0, 0.0], [1.0, 1.0]])
     """
     df = _frame(data)
-    param, cols = _columns(df, votes, annotators)
+    param, cols = _columns(list(df.columns), votes, annotators)
     if param == "votes":
         counts = np.empty((len(df), len(cols)))
         for j, c in enumerate(cols):
@@ -281,10 +281,11 @@ def disagreement_audit(data, *, group, votes: Sequence[str] | None = None,
 
     Parameters
     ----------
-    data : pandas.DataFrame or path
-        The rows.  Other inputs of :func:`fairbound.audit` (polars, Arrow, Spark, globs)
-        must be read into a pandas DataFrame first; a ``.csv`` or ``.parquet`` path is read
-        with pandas.
+    data : pandas.DataFrame, Spark DataFrame or path
+        The rows.  A Spark DataFrame is audited on Spark (the disagreement is a column
+        Spark computes row by row, then aggregated like any cost); a ``.csv`` or
+        ``.parquet`` path is read with pandas.  Other inputs of :func:`fairbound.audit`
+        (polars, Arrow, globs) must be read into a pandas DataFrame first.
     group : str or list of str
         Group column(s), as in :func:`fairbound.audit`.
     votes, annotators : list of str
@@ -332,15 +333,93 @@ def disagreement_audit(data, *, group, votes: Sequence[str] | None = None,
             raise FairboundError(f"{key}: set by disagreement_audit (the cost is the "
                                  f"disagreement, in [0, 1]); got {audit_kwargs[key]!r}",
                                  param=key)
+    if type(data).__module__.startswith("pyspark"):
+        check_choice(measure, MEASURES, "measure")
+        _no_cost_column(list(data.columns))
+        rows = data.withColumn(COST_COLUMN, _spark_disagreement(data, votes, annotators,
+                                                                 measure))
+        res = audit(rows, group=group, cost=COST_COLUMN, cost_max=1.0, **audit_kwargs)
+        return replace(res, kind="disagreement")
     df = _frame(data)
-    if COST_COLUMN in df.columns:
-        raise FairboundError(f"data: already has a column {COST_COLUMN!r}; rename it, or audit "
-                             f"it directly with fairbound.audit(..., cost={COST_COLUMN!r})",
-                             param="data")
+    _no_cost_column(list(df.columns))
     cost = disagreement(df, votes=votes, annotators=annotators, measure=measure)
     res = audit(df.assign(**{COST_COLUMN: cost.to_numpy()}), group=group, cost=COST_COLUMN,
                 cost_max=1.0, **audit_kwargs)
     return replace(res, kind="disagreement")   # its JSON says what was audited
+
+
+def _no_cost_column(columns: list) -> None:
+    if COST_COLUMN in columns:
+        raise FairboundError(f"data: already has a column {COST_COLUMN!r}; rename it, or audit "
+                             f"it directly with fairbound.audit(..., cost={COST_COLUMN!r})",
+                             param="data")
+
+
+def _spark_disagreement(sdf, votes, annotators, measure: str):
+    """The disagreement of every row of a Spark DataFrame, as a Spark column.
+
+    The same rule as :func:`vote_counts` and :func:`disagreement`, evaluated by Spark row by
+    row (only the few checks below bring anything back to the driver): vote counts must be
+    finite, non-negative numbers; annotator labels are compared as one label column is read
+    (numbers and booleans are one kind, text another, and the two never mix); a row without
+    any vote is refused.  The audit then aggregates the column on Spark like any cost.
+    """
+    from pyspark.sql import functions as F
+    from pyspark.sql import types as T
+
+    param, cols = _columns(list(sdf.columns), votes, annotators)
+    types = {f.name: f.dataType for f in sdf.schema.fields}
+    numeric = (T.ByteType, T.ShortType, T.IntegerType, T.LongType, T.FloatType, T.DoubleType,
+               T.DecimalType)
+    col = [F.col(f"`{c}`") for c in cols]
+    if param == "votes":
+        for c in cols:
+            if not isinstance(types[c], numeric):
+                raise FairboundError(f"votes: column {c!r} must hold vote counts (numbers); "
+                                     f"it has type {types[c].simpleString()}", param="votes")
+        counts = [x.cast("double") for x in col]
+        bad = [F.min(F.when(x.isNull() | F.isnan(x) | (x < 0)
+                            | (F.abs(x) == float("inf")), x.cast("string"))) for x in counts]
+        found = sdf.select(*bad).first()
+        for c, v in zip(cols, found, strict=True):
+            if v is not None:
+                raise FairboundError(f"votes: column {c!r} has the value {v} in some row; "
+                                     "vote counts must be finite and non-negative",
+                                     param="votes")
+    else:
+        kinds = {("text" if isinstance(types[c], T.StringType) else "number") for c in cols}
+        if len(kinds) > 1:
+            text = next(c for c in cols if isinstance(types[c], T.StringType))
+            other = next(c for c in cols if not isinstance(types[c], T.StringType))
+            raise FairboundError(f"annotators: columns {other!r} and {text!r} mix numbers and "
+                                 "text; give every row one type (all text or all numbers)",
+                                 param="annotators")
+        as_text = kinds == {"text"}
+        keyed = [x if as_text else x.cast("double") for x in col]
+        seen = sdf.select(F.explode(F.array(*keyed)).alias("k")).where(
+            F.col("k").isNotNull()).distinct().collect()
+        classes = sort_values({r["k"] for r in seen})
+        counts = [sum((F.when(x == F.lit(k), 1.0).otherwise(0.0) for x in keyed),
+                      F.lit(0.0)) for k in classes]
+        if not counts:
+            raise FairboundError(f"annotators: no row has a vote (all of {cols!r:.80} are "
+                                 "missing)", param="annotators")
+    total = counts[0]
+    for x in counts[1:]:
+        total = total + x
+    if sdf.where(total <= 0).limit(1).count():
+        raise FairboundError(f"{param}: a row has no votes (all of {cols!r:.80} are 0 or "
+                             "missing); drop such rows first", param=param)
+    shares = [x / total for x in counts]
+    if measure == "minority_share":
+        d = F.lit(1.0) - (F.greatest(*shares) if len(shares) > 1 else shares[0])
+    else:
+        terms = [F.when(s > 0, s * F.log(s)).otherwise(0.0) for s in shares]
+        acc = terms[0]
+        for t in terms[1:]:
+            acc = acc + t
+        d = -acc / F.lit(float(np.log(len(counts))))
+    return F.least(F.greatest(d, F.lit(0.0)), F.lit(1.0)) + F.lit(0.0)
 
 
 def majority_labels(data, *, votes: Sequence[str] | None = None,

@@ -1,6 +1,6 @@
 """Which gaps of an audit can be declared at once: a test per comparison, adjusted.
 
-:meth:`fairbound.audit.AuditResult.adjust` calls :func:`adjust_comparisons`: one test of
+:meth:`fairbound.audits.AuditResult.adjust` calls :func:`adjust_comparisons`: one test of
 "no gap" per comparison (:mod:`fairbound.stats.testing`), then the core's correction
 :func:`fairbound.stats.multiplicity.adjust` (Holm, Bonferroni, BH, e-Holm, e-BH).
 """

@@ -3,7 +3,7 @@
 Both are frozen and keep the per-group sufficient statistics behind every number, so
 :meth:`Comparison.recompute` and :meth:`AuditResult.recompute` give the same result at
 another method, level, seed or error control without reading the data again; the builder
-that makes them is :mod:`fairbound.audit.build`.
+that makes them is :mod:`fairbound.audits.gaps.build`.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from fairbound._validate import check_seed
-from fairbound.audit.verdicts import (
+from fairbound.audits.verdicts import (
     GAP_VERDICTS,
     NO_EVIDENCE,
     NOT_ESTIMABLE,
@@ -219,7 +219,7 @@ class Comparison:
         if self.component == "max" or self.a is None:
             raise FairboundError("recompute: the 'max' component is derived from its "
                                  "components; recompute those instead", param="component")
-        from fairbound.audit.build import _compare
+        from fairbound.audits.gaps.build import _compare
 
         rho = check_confidence_level(self.interval_level if confidence_level is None
                                      else confidence_level)
@@ -316,7 +316,7 @@ class AuditResult:
         Band for "no meaningful gap" verdicts (rate scale).
     kind : str
         What was audited, the ``kind`` of the JSON: ``"gaps"`` (:func:`fairbound.audit`)
-        or ``"disagreement"`` (:func:`~fairbound.audit.disagreement.disagreement_audit`).
+        or ``"disagreement"`` (:func:`~fairbound.audits.disagreement.audit.disagreement_audit`).
     """
 
     comparisons: tuple[Comparison, ...]
@@ -364,7 +364,7 @@ class AuditResult:
         ``None`` (default): the intervals shown.  A level: the whole audit recomputed at
         that level under its error control (see :meth:`recompute`).
         """
-        from fairbound.audit.contract import result_intervals
+        from fairbound.audits.contract import result_intervals
 
         return result_intervals(self, confidence_level)
 
@@ -411,7 +411,7 @@ class AuditResult:
         -------
         AuditResult
         """
-        from fairbound.audit.build import _build_from_stats
+        from fairbound.audits.gaps.build import _build_from_stats
 
         rho = check_confidence_level(self.confidence_level if confidence_level is None
                                      else confidence_level)
@@ -493,14 +493,14 @@ class AuditResult:
     ):
         """Vectorised stratified bootstrap of every gap, with the max-|t| simultaneous band.
 
-        See :func:`fairbound.audit.bootstrap.bootstrap_audit`; needs an audit of labels and
+        See :func:`fairbound.audits.gaps.bootstrap.bootstrap_audit`; needs an audit of labels and
         predictions.
 
         Returns
         -------
         fairbound.stats.bootstrap.BootstrapResult
         """
-        from fairbound.audit.bootstrap import bootstrap_audit
+        from fairbound.audits.gaps.bootstrap import bootstrap_audit
 
         return bootstrap_audit(self, n_resamples=n_resamples, confidence_level=confidence_level,
                                method=method, seed=seed)
@@ -515,14 +515,14 @@ class AuditResult:
     ):
         """Which gaps can be declared at once: a test per comparison, adjusted.
 
-        See :func:`fairbound.audit.multiplicity.adjust_comparisons` (``method`` one of
+        See :func:`fairbound.audits.gaps.multiplicity.adjust_comparisons` (``method`` one of
         ``'holm'``, ``'bonferroni'``, ``'bh'``, ``'e-holm'``, ``'e-bh'``).
 
         Returns
         -------
         fairbound.stats.multiplicity.MultiplicityResult
         """
-        from fairbound.audit.multiplicity import adjust_comparisons
+        from fairbound.audits.gaps.multiplicity import adjust_comparisons
 
         return adjust_comparisons(
             self, method=method, test=test,

@@ -1,9 +1,9 @@
 """Which pairs of groups an audit compares: pairwise, each vs the rest, or vs a reference.
 
 The one place where the pairs of an audit are enumerated and counted; the builder
-(:mod:`fairbound.audit.build`), the bootstrap of an audit (:mod:`fairbound.audit.bootstrap`)
-and its simultaneous per-group intervals (:mod:`fairbound.audit.simultaneous`) all read
-them from here.
+(:mod:`fairbound.audits.gaps.build`), the bootstrap of an audit
+(:mod:`fairbound.audits.gaps.bootstrap`) and its simultaneous per-group intervals
+(:mod:`fairbound.audits.gaps.simultaneous`) all read them from here.
 
 * ``"pairwise"`` - every pair ``(A, B)`` in group order; with a reference group, pairs that
   hold it put it on the B side.
@@ -193,7 +193,7 @@ def index_pairs(names: Sequence[str], comparisons: Iterable) -> list[tuple[int, 
 def against_rest(result, comparisons: Sequence) -> bool:
     """Whether group B of these comparisons is "all other groups" (an each-vs-rest audit).
 
-    An :class:`~fairbound.audit.AuditResult` says so itself; for a bare list of comparisons,
+    An :class:`~fairbound.audits.AuditResult` says so itself; for a bare list of comparisons,
     every B is :data:`REST` and no A is.
     """
     return getattr(result, "comparison", None) == "vs-rest" or (

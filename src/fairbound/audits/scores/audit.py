@@ -14,7 +14,7 @@ distinct scores; approximate, with its error bound, when binned) and, for scores
 :attr:`ScoreAuditResult.calibration_note` says why; no calibration number is ever 0 by
 default.
 
-Per pair of groups (:func:`fairbound.audit.pairing.pairs`), one row per claim
+Per pair of groups (:func:`fairbound.audits.pairing.pairs`), one row per claim
 (:data:`METRICS`):
 
 * ``auc`` - ``AUC_A - AUC_B`` (DeLong, asymptotic); the verdict names the group the scores
@@ -51,9 +51,9 @@ from fairbound._validate import check_choice, check_columns, check_seed
 
 # SMALL_GROUP: groups with fewer rows in a denominator get a note and a warning
 from fairbound._words import SMALL_GROUP
-from fairbound.audit.contract import LegacyResultInterval, TupleCompatibleMethod, row_intervals
-from fairbound.audit.control import ERROR_CONTROLS, check_error_control, controlled
-from fairbound.audit.pairing import (
+from fairbound.audits.contract import LegacyResultInterval, TupleCompatibleMethod, row_intervals
+from fairbound.audits.control import ERROR_CONTROLS, check_error_control, controlled
+from fairbound.audits.pairing import (
     MAX_COMPARISONS,
     REST,
     check_comparison,
@@ -62,7 +62,7 @@ from fairbound.audit.pairing import (
     pairs,
     resolve_reference,
 )
-from fairbound.audit.verdicts import (
+from fairbound.audits.verdicts import (
     GAP_VERDICTS,
     NO_EVIDENCE,
     NOT_ESTIMABLE,
@@ -99,7 +99,7 @@ METRICS = ("auc", "calibration_in_the_large", "calibration_ece", "selection_rate
 SWEEP_RATES = {"selection_rate_sweep": "selection_rate", "tpr_sweep": "tpr",
                "fpr_sweep": "fpr"}
 #: ``error_control`` values of a score audit: the one set every audit takes
-#: (:data:`fairbound.audit.control.ERROR_CONTROLS`); this name is kept for one release.
+#: (:data:`fairbound.audits.control.ERROR_CONTROLS`); this name is kept for one release.
 SCORE_ERROR_CONTROLS = ERROR_CONTROLS
 #: Calibration bins when the scores are exact (equal-width bins on [0, 1]).
 DEFAULT_CALIBRATION_BINS = 10
@@ -220,7 +220,7 @@ class ScoreComparison:
     interval_level : float
         The level of this row's interval (``1 - alpha / m`` under family-wise control).
     verdict : str
-        In the main audit's vocabulary (:mod:`fairbound.audit.verdicts`).
+        In the main audit's vocabulary (:mod:`fairbound.audits.verdicts`).
     guarantee : str
         ``'asymptotic'`` or ``'finite-sample'``.
     method : str
@@ -673,9 +673,9 @@ def _check_limit(n_groups: int, comparison: str, limit: int, *, calibration: boo
                  column: str | None) -> int:
     """The rows of a score audit (pairs times metrics), or the one-line error above limit.
 
-    The main audit's check and message (:func:`fairbound.audit.pairing.check_comparison_limit`).
+    The main audit's check and message (:func:`fairbound.audits.pairing.check_comparison_limit`).
     """
-    from fairbound.audit.pairing import check_comparison_limit
+    from fairbound.audits.pairing import check_comparison_limit
 
     per_pair = sum(1 for m in METRICS if calibration or not m.startswith("calibration"))
     return check_comparison_limit(n_groups, comparison, per_pair, limit, column=column)
@@ -965,7 +965,7 @@ def score_audit_histograms(histograms, *, comparison: str = "pairwise", referenc
     comparison, rho, control, band, transform, cal, seed = _check_options(
         comparison, reference, confidence_level, error_control, band, transform,
         calibration_bins, seed)
-    from fairbound.audit.pairing import check_max_comparisons
+    from fairbound.audits.pairing import check_max_comparisons
 
     limit = check_max_comparisons(max_comparisons)
     order = list(histograms)
@@ -1022,7 +1022,7 @@ def score_audit(data, *, group, label: str, score: str, bins=None,
         :func:`sklearn.metrics.roc_auc_score`); an int ``k``: bins ``floor(score * k)``;
         or ascending edges.  Binned AUCs are labelled approximate, with an error bound.
     comparison : {'pairwise', 'vs-rest', 'vs-reference'}
-        Which pairs are compared (:func:`fairbound.audit.pairing.pairs`).
+        Which pairs are compared (:func:`fairbound.audits.pairing.pairs`).
     reference : object, optional
         The B side of every comparison (implies ``vs-reference``); ``vs-reference`` without
         one uses the largest group.
@@ -1032,7 +1032,7 @@ def score_audit(data, *, group, label: str, score: str, bins=None,
         ``'family'`` (default): Bonferroni over every estimable row of every pair, so all
         verdicts hold together; ``'fdr'``: Benjamini-Hochberg over the same rows (the rows
         claiming a gap are the discoveries), every interval at the false-coverage-rate
-        level ``1 - R alpha / m`` (:mod:`fairbound.audit.control`); ``'none'``: each row at
+        level ``1 - R alpha / m`` (:mod:`fairbound.audits.control`); ``'none'``: each row at
         ``confidence_level``.
     pos_label : object, optional
         The positive label value (needed unless the labels are 0/1 or True/False).
@@ -1051,7 +1051,7 @@ def score_audit(data, *, group, label: str, score: str, bins=None,
         Seed of the sup-t simulation.
     max_comparisons : int
         Refuse audits with more rows than this (pairs of groups times the metrics of a
-        pair), as :func:`fairbound.audit.audit` does: counted as soon as the scan's groups
+        pair), as :func:`fairbound.audits.audit` does: counted as soon as the scan's groups
         are known, before any histogram or interval is computed (pairwise comparisons grow
         with the square of the number of groups).
     engine : {'auto', 'duckdb', 'spark'}
@@ -1091,7 +1091,7 @@ def score_audit(data, *, group, label: str, score: str, bins=None,
     >>> c.verdict, r.calibration
     ('B disadvantaged', False)
     """
-    from fairbound.audit.pairing import check_max_comparisons
+    from fairbound.audits.pairing import check_max_comparisons
     from fairbound.engines.scores import score_histograms
     from fairbound.stats.scores import histograms_from_counts
 

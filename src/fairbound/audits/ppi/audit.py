@@ -17,7 +17,7 @@ precision are ratios of means (delta method with the joint covariance of numerat
 denominator); accuracy is a mean.
 
 Verdicts, error control and the orientation of harms are the main audit's
-(:mod:`fairbound.audit.verdicts`): an interval of the cost gap above 0 is "A
+(:mod:`fairbound.audits.verdicts`): an interval of the cost gap above 0 is "A
 disadvantaged", below 0 "B disadvantaged", otherwise "not enough evidence"; Bonferroni over
 every estimable comparison by default (``error_control="family"``).
 
@@ -31,7 +31,7 @@ distributions on labeled and unlabeled rows are compared per group
 :class:`SamplingWarning` and a note.
 
 **Rows chosen for annotation on purpose.**  With ``sampling_probability=`` (and ``batch=``)
-the gold labels may come from :func:`fairbound.audit.sampling.sample_for_annotation`, which
+the gold labels may come from :func:`fairbound.audits.ppi.sampling.sample_for_annotation`, which
 draws the rows the proxy is unsure about more often and records each row's probability:
 every labeled row is then weighted by ``1 / pi`` (:mod:`fairbound.stats.ppi_ipw`), batches
 drawn one after another combine validly, and ``looks=K`` splits the error over ``K``
@@ -60,9 +60,9 @@ from typing import Any
 import numpy as np
 
 from fairbound._validate import check_bool
-from fairbound.audit.control import bonferroni_level, controlled
-from fairbound.audit.pairing import REST, check_comparison, pairs, resolve_reference
-from fairbound.audit.verdicts import (
+from fairbound.audits.control import bonferroni_level, controlled
+from fairbound.audits.pairing import REST, check_comparison, pairs, resolve_reference
+from fairbound.audits.verdicts import (
     DISADVANTAGED,
     NOT_ESTIMABLE,
     check_error_control,
@@ -166,7 +166,7 @@ class PPIComparison:
     guarantee : str
         ``"asymptotic"`` or ``"finite-sample"`` (the deciding interval).
     verdict : str
-        The main audit's vocabulary (:mod:`fairbound.audit.verdicts`).
+        The main audit's vocabulary (:mod:`fairbound.audits.verdicts`).
     gold_labels_needed, gold_labels_needed_labeled_only : float
         Total gold labels (both sides, Neyman-allocated, at least those there now) with
         which the PPI++ / labeled-only interval at ``interval_level`` would exclude 0 if
@@ -467,7 +467,7 @@ class PPIAuditResult:
         ``None`` (default): the intervals shown.  A level: the whole audit recomputed at
         that level under its error control (see :meth:`recompute`).
         """
-        from fairbound.audit.contract import result_intervals
+        from fairbound.audits.contract import result_intervals
 
         return result_intervals(self, confidence_level)
 
@@ -891,7 +891,7 @@ def _build(rows: Sequence[_Row], *, confidence_level, error_control, guaranteed,
                          confidence_level, guaranteed, final and plan)
                 for r in rows]
 
-    # the levels as the main audit sets them (fairbound.audit.control); the last build
+    # the levels as the main audit sets them (fairbound.audits.control); the last build
     # also plans the gold labels each comparison needs
     return controlled(at, error_control=error_control, confidence_level=confidence_level,
                       m=m, looks=looks,
@@ -1254,7 +1254,7 @@ def ppi_audit(
         A checked SQL condition selecting the rows to audit.
     sampling_probability : str, optional
         Column with the probability each gold-labeled row was drawn with for annotation
-        (recorded by :func:`fairbound.audit.sampling.sample_for_annotation`, e.g.
+        (recorded by :func:`fairbound.audits.ppi.sampling.sample_for_annotation`, e.g.
         ``"fairbound_probability"``).  The intervals then weight each labeled row by
         ``1 / pi`` (:mod:`fairbound.stats.ppi_ipw`), so rows chosen by the proxy's
         uncertainty are allowed; labels without a probability are taken as a uniform

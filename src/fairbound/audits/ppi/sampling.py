@@ -23,7 +23,7 @@ rows to send to annotators so that a prediction-powered audit needs fewer of the
 
 The result records ``pi`` and the batch in two columns of the data
 (``fairbound_probability``, ``fairbound_batch``).  After annotation,
-:func:`fairbound.audit.ppi.ppi_audit` with ``sampling_probability=`` and ``batch=`` weights
+:func:`fairbound.audits.ppi.audit.ppi_audit` with ``sampling_probability=`` and ``batch=`` weights
 each labeled row by ``1 / pi`` (:mod:`fairbound.stats.ppi_ipw`).  Annotating in batches
 until the verdict is reached: draw batch 1, annotate, audit with ``looks=K`` (the number of
 batches you are prepared to pay for); if a gap is still open, draw batch 2 from the rows

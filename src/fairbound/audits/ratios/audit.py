@@ -34,10 +34,10 @@ from typing import Any
 import numpy as np
 
 from fairbound._validate import check_choice, check_columns
-from fairbound.audit.control import ERROR_CONTROLS, check_error_control, controlled  # noqa: F401
-from fairbound.audit.pairing import check_groups, resolve_reference, same_group
-from fairbound.audit.result import _jsonable
-from fairbound.audit.verdicts import ADVERSE, NO_ADVERSE, NO_EVIDENCE, NOT_ESTIMABLE, REFERENCE
+from fairbound.audits.control import ERROR_CONTROLS, check_error_control, controlled  # noqa: F401
+from fairbound.audits.gaps.result import _jsonable
+from fairbound.audits.pairing import check_groups, resolve_reference, same_group
+from fairbound.audits.verdicts import ADVERSE, NO_ADVERSE, NO_EVIDENCE, NOT_ESTIMABLE, REFERENCE
 from fairbound.engines import AggregateSpec, aggregate
 from fairbound.engines.assemble import MISSING_GROUP
 from fairbound.errors import FairboundError
@@ -382,7 +382,7 @@ class ImpactRatioResult:
         -------
         ConfidenceInterval
         """
-        from fairbound.audit.contract import result_intervals
+        from fairbound.audits.contract import result_intervals
 
         return result_intervals(self, confidence_level)
 
@@ -554,7 +554,7 @@ class LL144Audit:
         -------
         ConfidenceInterval
         """
-        from fairbound.audit.contract import result_intervals
+        from fairbound.audits.contract import result_intervals
 
         return result_intervals(self, confidence_level)
 
@@ -921,7 +921,7 @@ def impact_ratios(
         ``"family"`` (default): Bonferroni over every pairwise interval computed.
         ``"fdr"``: Benjamini-Hochberg over the same ``m``, counting the rows with evidence
         of adverse impact as discoveries, every interval at the false-coverage-rate level
-        ``1 - R alpha / m`` (:mod:`fairbound.audit.control`).
+        ``1 - R alpha / m`` (:mod:`fairbound.audits.control`).
         ``"none"``: each row on its own at ``confidence_level`` (for ``highest``, the
         ``G - 1`` pairs a row depends on are still adjusted together).
     method : {'exact', 'koopman', 'katz'}

@@ -2,9 +2,9 @@
 
 :func:`audit` reads the data once through an engine (DuckDB for files and in-memory frames,
 Spark for Spark DataFrames) into per-group sufficient statistics, then builds one
-:class:`~fairbound.audit.result.Comparison` per metric component, class and pair of groups
-(:mod:`fairbound.audit.pairing`), each with its interval, its verdict
-(:mod:`fairbound.audit.verdicts`) and the annotated sample size that would settle it.
+:class:`~fairbound.audits.gaps.result.Comparison` per metric component, class and pair of groups
+(:mod:`fairbound.audits.pairing`), each with its interval, its verdict
+(:mod:`fairbound.audits.verdicts`) and the annotated sample size that would settle it.
 Everything after the scan works on those statistics: :meth:`Comparison.recompute` changes
 the method or the confidence level without touching the data again.
 """
@@ -24,8 +24,9 @@ from fairbound._validate import check_columns, check_int, check_seed
 
 # SMALL_GROUP: groups with fewer rows in a denominator get a note and a warning
 from fairbound._words import SMALL_GROUP
-from fairbound.audit.control import controlled
-from fairbound.audit.pairing import (
+from fairbound.audits.control import controlled
+from fairbound.audits.gaps.result import AuditResult, Comparison, _jsonable
+from fairbound.audits.pairing import (
     MAX_COMPARISONS,
     REST,
     check_comparison,
@@ -36,8 +37,7 @@ from fairbound.audit.pairing import (
     per_pair,
     resolve_reference,
 )
-from fairbound.audit.result import AuditResult, Comparison, _jsonable
-from fairbound.audit.verdicts import (
+from fairbound.audits.verdicts import (
     DISADVANTAGED,
     NO_EVIDENCE,
     NO_GAP,
