@@ -21,6 +21,7 @@ import pandas as pd
 import pytest
 
 import fairbound
+from fairbound._words import ADVERSE, GAP_VERDICTS, NO_ADVERSE
 from fairbound.audits import control
 from fairbound.audits.control import (
     ERROR_CONTROLS,
@@ -344,3 +345,43 @@ def test_ll144_takes_fdr(df):
     assert {c["error_control"] for c in d["categories"]} == {"fdr"}
     assert "False discovery rate: Benjamini-Hochberg" in render_ll144_report(res,
                                                                            figures=False)
+
+
+# ----------------------------------------------------------------------------- (c) null data
+def _binom_ok(claims: int, reps: int, alpha: float = 0.05) -> bool:
+    """False claims no more often than ``alpha``: one-sided binomial test at 0.001."""
+    from scipy.stats import binomtest
+
+    return binomtest(claims, reps, alpha, alternative="greater").pvalue > 1e-3
+
+
+@pytest.mark.slow
+def test_fdr_score_audit_makes_few_false_claims_on_null_data():
+    """Three groups with one score distribution: any claimed gap is false (BH under the
+    global null controls the chance of any claim), through the public path."""
+    reps, claims = 300, 0
+    for rep in range(reps):
+        rng = np.random.default_rng(1000 + rep)
+        n = 600
+        y = rng.integers(0, 2, n)
+        df = pd.DataFrame({"g": rng.choice(["a", "b", "c"], n), "y": y,
+                           "s": np.clip(rng.normal(0.4 + 0.2 * y, 0.2), 0, 1).round(2)})
+        r = fairbound.score_audit(df, group="g", label="y", score="s", bins=10,
+                                  error_control="fdr")
+        claims += any(c.verdict in GAP_VERDICTS for c in r.comparisons)
+    assert _binom_ok(claims, reps), claims
+
+
+@pytest.mark.slow
+def test_fdr_impact_ratios_make_few_false_claims_at_the_threshold():
+    """Every true ratio is exactly the 0.8 threshold: a verdict either way is false."""
+    reps, claims = 300, 0
+    for rep in range(reps):
+        rng = np.random.default_rng(2000 + rep)
+        g = rng.choice(["ref", "b", "c", "d"], 3000)
+        p = (rng.random(3000) < np.where(g == "ref", 0.5, 0.4)).astype(int)
+        r = fairbound.impact_ratios(pd.DataFrame({"g": g, "p": p}), group="g",
+                                    prediction="p", versus="reference", reference="ref",
+                                    error_control="fdr")
+        claims += any(x.verdict in (ADVERSE, NO_ADVERSE) for x in r.ratios)
+    assert _binom_ok(claims, reps), claims

@@ -34,8 +34,10 @@ from fairbound._validate import check_choice
 #: false-coverage / false-discovery (Benjamini-Hochberg with the Benjamini-Yekutieli
 #: FCR-adjusted intervals), or none (each comparison at the stated level).
 ERROR_CONTROLS = ("family", "fdr", "none")
+#: Each error control in a few words, for one-line summaries (``repr``) of any result.
+SHORT_NAMES = {"family": "family-wise", "fdr": "false-discovery (BH)", "none": "each"}
 
-__all__ = ["ERROR_CONTROLS", "bonferroni_level", "check_error_control", "controlled",
+__all__ = ["ERROR_CONTROLS", "SHORT_NAMES", "bonferroni_level", "check_error_control", "controlled",
            "level_function"]
 
 

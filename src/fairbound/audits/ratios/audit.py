@@ -34,7 +34,12 @@ from typing import Any
 import numpy as np
 
 from fairbound._validate import check_choice, check_columns
-from fairbound.audits.control import ERROR_CONTROLS, check_error_control, controlled  # noqa: F401
+from fairbound.audits.control import (  # noqa: F401
+    ERROR_CONTROLS,
+    SHORT_NAMES,
+    check_error_control,
+    controlled,
+)
 from fairbound.audits.gaps.result import _jsonable
 from fairbound.audits.pairing import check_groups, resolve_reference, same_group
 from fairbound.audits.verdicts import ADVERSE, NO_ADVERSE, NO_EVIDENCE, NOT_ESTIMABLE, REFERENCE
@@ -321,8 +326,7 @@ class ImpactRatioResult:
               "reference": f"vs {_label(self.reference)}", "pairwise": "pairwise"}[self.versus]
         small = (f"; {len(self.small_groups)} under {self.min_share:.0%} listed apart"
                  if self.small_groups else "")
-        control = ("family-wise " if self.error_control == "family" else "each ") + \
-            _pct(self.confidence_level)
+        control = f"{SHORT_NAMES[self.error_control]} {_pct(self.confidence_level)}"
         return (f"ImpactRatioResult({self.category}: {self.rate_name}, "
                 f"{len(self.groups) - len(self.small_groups)} groups {vs}, threshold "
                 f"{self.threshold:g}: {', '.join(parts) or 'no rows'}{small}; {control}, "

@@ -52,7 +52,12 @@ from fairbound._validate import check_choice, check_columns, check_seed
 # SMALL_GROUP: groups with fewer rows in a denominator get a note and a warning
 from fairbound._words import SMALL_GROUP
 from fairbound.audits.contract import LegacyResultInterval, TupleCompatibleMethod, row_intervals
-from fairbound.audits.control import ERROR_CONTROLS, check_error_control, controlled
+from fairbound.audits.control import (
+    ERROR_CONTROLS,
+    SHORT_NAMES,
+    check_error_control,
+    controlled,
+)
 from fairbound.audits.pairing import (
     MAX_COMPARISONS,
     REST,
@@ -408,8 +413,8 @@ class ScoreAuditResult:
 
     def __repr__(self) -> str:
         n_gap = len(self.biased)
-        control = (f"family-wise {_pct(self.confidence_level)}" if self.error_control == "family"
-                   else f"{_pct(self.confidence_level)} each")
+        control = (f"{_pct(self.confidence_level)} each" if self.error_control == "none"
+                   else f"{SHORT_NAMES[self.error_control]} {_pct(self.confidence_level)}")
         kind = "exact AUC" if self.exact else f"binned AUC ({self.binning})"
         return (f"ScoreAuditResult({len(self.groups)} groups, {len(self.comparisons)} "
                 f"comparisons ({self.comparison}), {n_gap} with a gap; {control}; {kind})")
