@@ -8,10 +8,12 @@ evenly (by hash) over G groups, binary ``y`` and ``p``, then times, in this proc
   one interval, verdict and "n needed" per group (group vs all other rows);
 * the bare scan ``SELECT g, y, p, count(*) FROM read_parquet(path) GROUP BY ALL``.
 
-Closed-form methods (``newcombe``, ``wald``, ``agresti-caffo``, ``welch``) compute the
-intervals and plans of all groups on arrays (``fairbound.stats.vectorised``).  The default
-``auto`` (the exact interval) searches each small-vs-rest table on its own, about 20-50 ms
-each: by default it is timed only up to ``--auto-max-groups`` groups.
+Closed-form methods (``newcombe``, ``wald``, ``agresti-caffo``, ``welch``) and the named
+finite-sample method ``exact-union`` (Clopper-Pearson of the group and of the rest joined by
+a union bound, ``fairbound.stats.exact.union``) compute the intervals and plans of all
+groups on arrays (``fairbound.stats.vectorised``).  The default ``auto`` (the two-sample
+exact interval) searches each small-vs-rest table on its own, about 10-50 ms each: by
+default it is timed only up to ``--auto-max-groups`` groups.
 
 Usage::
 
@@ -52,7 +54,7 @@ def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--groups", default="1000,10000,100000")
     ap.add_argument("--rows", type=int, default=10_000_000)
-    ap.add_argument("--methods", default="newcombe,auto")
+    ap.add_argument("--methods", default="newcombe,exact-union,auto")
     ap.add_argument("--auto-max-groups", type=int, default=1000)
     ap.add_argument("--repeat", type=int, default=1)
     args = ap.parse_args(argv)

@@ -41,12 +41,12 @@ def _v1():
     def difference_only(seqs, pairs, alpha, truncation, stop):
         return betting._final_capital(seqs, alpha, truncation, stop)
 
-    v2 = betting._pair_final_capital
-    betting._pair_final_capital = difference_only
+    v2 = betting.intervals._pair_final_capital  # looked up where the gap interval calls it
+    betting.intervals._pair_final_capital = difference_only
     try:
         yield
     finally:
-        betting._pair_final_capital = v2
+        betting.intervals._pair_final_capital = v2
 
 
 def power(method: str, n: int, reps: int, args, **options) -> float:

@@ -1,3 +1,4 @@
+import json
 import math
 
 import pytest
@@ -162,3 +163,35 @@ def test_parity_plan_refuses_a_gap_outside_the_band():
         solve_power("wald", gap=0.06, power=0.8, tolerance=0.05)
     with pytest.raises(FairboundError, match="parity plan solves for n_total or power"):
         solve_power("wald", n_total=1000, power=0.8, tolerance=0.05)
+
+
+def test_cli_plan_concentration_for_fractional_costs(capsys):
+    # Beta(1.5, 8.5) against Beta(1, 9): rates 0.15 and 0.10, concentration 10
+    from fairbound.cli import main
+
+    args = ["plan", "--method", "welch", "--cost", "beta", "--rate-b", "0.1", "--bias", "0.05",
+            "--format", "json"]
+    assert main(args + ["--concentration", "10"]) == 0
+    ten = json.loads(capsys.readouterr().out)
+    assert main(args) == 0
+    two = json.loads(capsys.readouterr().out)
+    assert ten["concentration"] == 10 and two["concentration"] == 2
+    want = solve_power("welch", gap=0.05, power=0.8, rate_b=0.1, cost="beta", concentration=10)
+    assert ten["n_total"] == want.n_total
+    # less spread per example: fewer examples needed than at concentration 2
+    assert ten["n_total"] < two["n_total"]
+    assert main(args[:-2] + ["--concentration", "10"]) == 0
+    assert "beta costs (concentration 10)" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("extra,needle", [
+    (["--method", "welch", "--concentration", "0", "--cost", "beta"], "concentration"),
+    (["--method", "exact", "--concentration", "5"], "only Beta costs"),
+    (["--concentration", "5"], "--concentration plans Beta costs with --method"),
+])
+def test_cli_plan_concentration_bad_values(capsys, extra, needle):
+    from fairbound.cli import main
+
+    assert main(["plan", "--bias", "0.05"] + extra) == 2
+    err = capsys.readouterr().err
+    assert needle in err and "Traceback" not in err

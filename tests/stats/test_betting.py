@@ -83,7 +83,7 @@ def test_degenerate_inputs():
 def test_chunking_does_not_change_result(monkeypatch):
     x = np.random.default_rng(4).binomial(1, 0.4, 3000).astype(float)
     full = betting_mean_interval(x)
-    monkeypatch.setattr(bt, "_CHUNK_CELLS", 64)
+    monkeypatch.setattr(bt.sequence, "_CHUNK_CELLS", 64)  # where the capital loop reads it
     assert betting_mean_interval(x) == pytest.approx(full, abs=1e-12)
 
 
@@ -498,7 +498,7 @@ def test_binary_costs_never_bet_on_both_groups(monkeypatch):
     def fail(*args, **kwargs):
         raise AssertionError("pair capital built for 0/1 costs")
 
-    monkeypatch.setattr(bt, "_pair_final_capital", fail)
+    monkeypatch.setattr(bt.intervals, "_pair_final_capital", fail)
     a, b = GroupStats.from_counts(120, 30), GroupStats.from_counts(75, 11)
     difference_interval(a, b, method="betting", variant="blocked")
     a = GroupStats.from_costs(np.array([0.0, 2.0, 2.0, 0.0] * 30), cost_max=2.0)
@@ -514,7 +514,7 @@ def test_pair_capital_narrower_on_low_variance_costs(monkeypatch):
     data = [(GroupStats.from_costs(np.sort(rng.beta(1.5, 8.5, 120))),
              GroupStats.from_costs(np.sort(rng.beta(1, 9, 120)))) for _ in range(6)]
     v2 = [difference_interval(a, b, method="betting") for a, b in data]
-    monkeypatch.setattr(bt, "_pair_final_capital",
+    monkeypatch.setattr(bt.intervals, "_pair_final_capital",
                         lambda seqs, pairs, alpha, c, stop: bt._final_capital(seqs, alpha, c,
                                                                                 stop))
     v1 = [difference_interval(a, b, method="betting") for a, b in data]

@@ -174,7 +174,7 @@ def test_counts_interval_close_to_sequence_interval(monkeypatch):
 
     g = GroupStats.from_counts(50_000, 7_500)
     cnt = bt._group_bounds(g, 0.025, 0.9, [0], 16)
-    monkeypatch.setattr(bt, "MIN_LENGTH", 10**12)
+    monkeypatch.setattr(bt.arrangements, "MIN_LENGTH", 10**12)
     monkeypatch.setattr(bb, "MIN_LENGTH", 10**12)
     seq = bt._group_bounds(g, 0.025, 0.9, [0], 16)
     width = seq[1] - seq[0]

@@ -13,6 +13,7 @@ from scipy import stats
 from fairbound.errors import FairboundError
 from fairbound.stats import INTERVAL_METHODS, GroupStats, NotEstimable, difference_interval
 from fairbound.stats import exact as E
+from fairbound.stats.exact import inversion
 
 RATES = (0.0, 0.001, 0.01, 0.05, 0.1, 0.3, 0.5, 0.7, 0.9, 0.99, 1.0)
 
@@ -255,7 +256,7 @@ def test_exact_coverage_small(na, nb):
 def test_exact_coverage_across_the_switch(monkeypatch):
     # with a tiny variance limit every null with n p q > 1 uses the tail bound, so this
     # checks the mixed construction at sizes small enough to enumerate
-    monkeypatch.setattr(E, "EXACT_VARIANCE", 1.0)
+    monkeypatch.setattr(inversion, "EXACT_VARIANCE", 1.0)
     na, nb = 5, 14
     lo, hi = _all_intervals(na, nb)
     cov, where = _min_coverage(na, nb, lo, hi, RATES + (0.2,))
@@ -273,7 +274,7 @@ def test_exact_coverage_by_enumeration(na, nb):
 @pytest.mark.slow
 @pytest.mark.parametrize("variance", [5.0, 40.0])
 def test_exact_coverage_by_enumeration_mixed(monkeypatch, variance):
-    monkeypatch.setattr(E, "EXACT_VARIANCE", variance)
+    monkeypatch.setattr(inversion, "EXACT_VARIANCE", variance)
     na, nb = 30, 40
     lo, hi = _all_intervals(na, nb)
     cov, where = _min_coverage(na, nb, lo, hi, RATES + (0.2, 0.4, 0.6, 0.8))
@@ -391,7 +392,7 @@ def test_bound_regime_search_agrees_with_the_general_search():
 def test_bound_regime_coverage_by_enumeration(monkeypatch):
     # a tiny variance limit puts the central tables of 30 and 36 examples in the tail-bound
     # regime, so the batched search's coverage can be computed exactly
-    monkeypatch.setattr(E, "EXACT_VARIANCE", 0.5)
+    monkeypatch.setattr(inversion, "EXACT_VARIANCE", 0.5)
     E.clear_cache()
     na, nb = 30, 36
     E._exact_batch([(GroupStats.from_counts(na, x), GroupStats.from_counts(nb, y), 0.95)

@@ -46,6 +46,10 @@ def plan_command(
         "--rate-b", help="With --method: mean cost of group B (A's is rate_b + bias).")] = 0.10,
     share: Annotated[float, typer.Option(help="With --method: share of group A.")] = 0.5,
     cost: Annotated[str, typer.Option(help="With --method: binary | beta costs.")] = "binary",
+    concentration: Annotated[float | None, typer.Option(
+        help="With --method and --cost beta: alpha + beta of the Beta costs (default 2); "
+             "Beta(1.5, 8.5) vs Beta(1, 9) is --rate-b 0.1 --bias 0.05 --concentration "
+             "10.")] = None,
     sims: Annotated[int, typer.Option(
         help="With --method: simulated data sets per power evaluation.")] = 400,
     seed: Annotated[int, typer.Option(help="With --method: seed of the simulation.")] = 0,
@@ -75,6 +79,10 @@ def plan_command(
         check_output_file("--figure", figure, FIGURE_SUFFIXES, "use .png, .svg or .pdf")
     if html is not None:
         check_output_file("--html", html, (".html", ".htm"), "use .html")
+    if concentration is not None and method is None:
+        raise FairboundError(f"concentration: --concentration plans Beta costs with --method "
+                             f"(e.g. --method auto --cost beta); got --concentration "
+                             f"{concentration!r}", param="concentration")
     if method is not None or power is not None or tolerance is not None:
         if method is None and tolerance is not None:
             raise FairboundError(f"tolerance: a parity plan needs --method (e.g. --method "
@@ -89,7 +97,8 @@ def plan_command(
         plan_with_method(method=method, n=n, gap=bias, power=power, rate_b=rate_b,
                          share=share, cost=cost,
                          confidence_level=0.95 if confidence is None else confidence,
-                         n_sims=sims, seed=seed, fmt=fmt, tolerance=tolerance)
+                         n_sims=sims, seed=seed, fmt=fmt, tolerance=tolerance,
+                         concentration=concentration)
         return
     if n is None and bias is None and confidence is None:
         bias, confidence = 0.05, 0.95
@@ -166,6 +175,7 @@ def plan_with_method(
     seed: int,
     fmt: str,
     tolerance: float | None = None,
+    concentration: float | None = None,
 ) -> None:
     """``fairbound plan --method M``: print :func:`~fairbound.planning.power.plan_for_method`.
 
@@ -177,7 +187,7 @@ def plan_with_method(
     check_choice(fmt, ("table", "json"), "format", note="with --method")
     r = plan_for_method(method, n=n, gap=gap, power=power, rate_b=rate_b, share=share,
                         cost=cost, confidence_level=confidence_level, n_sims=n_sims, seed=seed,
-                        tolerance=tolerance)
+                        tolerance=tolerance, concentration=concentration)
     if fmt == "json":
         typer.echo(json.dumps(r.to_dict(), indent=2, default=float))
         return

@@ -179,6 +179,11 @@ def _is_analytic(m) -> bool:
     return not m.needs_order and m.guarantee != "resampling"
 
 
+def _norm_cdf(x: float) -> float:
+    """Standard normal cdf, ``scipy.special.ndtr``'s formula (``erfc``), without scipy."""
+    return 0.5 * math.erfc(-x / math.sqrt(2.0))
+
+
 def _analytic_power(m, n_total, gap, rate_b, share, cost, k, rho, tolerance=None) -> float:
     rate_a = rate_b + gap
     n_a, n_b = _sizes(n_total, share)
@@ -197,8 +202,6 @@ def _analytic_power(m, n_total, gap, rate_b, share, cost, k, rho, tolerance=None
         return 0.0
     h = (a.mean - b.mean) - lo  # distance from the estimate down to the lower bound
     se = math.sqrt(va / n_a + vb / n_b)
-    from scipy.stats import norm
-
     if tolerance is not None:
         # parity: the interval [est - h, est + h_up] inside (-tol, tol), est ~ N(gap, se^2)
         h_up = hi - (a.mean - b.mean)
@@ -207,10 +210,10 @@ def _analytic_power(m, n_total, gap, rate_b, share, cost, k, rho, tolerance=None
             return 0.0
         if se == 0.0:
             return 1.0 if lower < gap < upper else 0.0
-        return float(max(norm.cdf((upper - gap) / se) - norm.cdf((lower - gap) / se), 0.0))
+        return float(max(_norm_cdf((upper - gap) / se) - _norm_cdf((lower - gap) / se), 0.0))
     if se == 0.0:
         return 1.0 if h < gap else 0.0
-    return float(norm.cdf((gap - h) / se))
+    return float(_norm_cdf((gap - h) / se))
 
 
 def _simulated_power(m, n_total, gap, rate_b, share, cost, k, rho, n_sims, seed,
@@ -485,6 +488,7 @@ def plan_for_method(
     n_sims: int = 400,
     seed: int = 0,
     tolerance: float | None = None,
+    concentration: float | None = None,
 ) -> PowerResult:
     """What ``fairbound plan --method M`` solves: power, n or gap for one interval method.
 
@@ -501,6 +505,10 @@ def plan_for_method(
         Total annotated examples (a whole number).
     gap, power, rate_b, share, cost, confidence_level, n_sims, seed, tolerance
         As in :func:`solve_power`.
+    concentration : float, optional
+        ``alpha + beta`` of the Beta costs (``cost='beta'`` only; default 2, as in
+        :func:`solve_power`): Beta(1.5, 8.5) against Beta(1, 9) is ``rate_b=0.1``,
+        ``gap=0.05``, ``concentration=10``.
 
     Returns
     -------
@@ -512,6 +520,10 @@ def plan_for_method(
     1366
     """
     check_seed(seed)
+    if concentration is not None and cost != "beta":
+        raise FairboundError(f"concentration: only Beta costs have one (use cost='beta'); got "
+                             f"concentration={concentration!r} with cost={cost!r}",
+                             param="concentration")
     if tolerance is not None and gap is None:
         gap = 0.0  # parity plans: the true gap defaults to 0
     if n is None and gap is None and power is None:
@@ -525,7 +537,8 @@ def plan_for_method(
         n_total = int(n)
     return solve_power(method, n_total=n_total, gap=gap, power=power, rate_b=rate_b,
                        share=share, cost=cost, confidence_level=confidence_level,
-                       n_sims=n_sims, seed=seed, tolerance=tolerance)
+                       n_sims=n_sims, seed=seed, tolerance=tolerance,
+                       concentration=2.0 if concentration is None else concentration)
 
 
 def describe_power_plan(r: PowerResult) -> list[str]:
@@ -540,9 +553,11 @@ def describe_power_plan(r: PowerResult) -> list[str]:
     basis = (f"simulation ({r.n_sims} data sets per evaluation, seed {r.seed}; simulated "
              f"power at the solution {r.achieved_power:.3f} +- {r.power_se:.3f})"
              if r.basis == "simulation" else "analytic")
-    setting = (f"{r.cost} costs {r.rate_a:.3f} vs {r.rate_b:.3f}, group A share {r.share:g}, "
+    costs = (f"beta costs (concentration {r.concentration:g})" if r.cost == "beta"
+             else f"{r.cost} costs")
+    setting = (f"{costs} {r.rate_a:.3f} vs {r.rate_b:.3f}, group A share {r.share:g}, "
                f"{r.confidence_level:.0%} intervals" if r.gap == r.gap and r.gap != float("inf")
-               else f"{r.cost} costs, base rate {r.rate_b:.3f}, group A share {r.share:g}")
+               else f"{costs}, base rate {r.rate_b:.3f}, group A share {r.share:g}")
     if r.tolerance is not None:
         what = (f"n = {r.n_total:,.0f} annotated examples for {r.power:.0%} power"
                 if r.solved_for == "n_total" else f"power {r.power:.3f} at n = {r.n_total:,}")

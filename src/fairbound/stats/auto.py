@@ -49,13 +49,24 @@ def resolve_method(method: str | IntervalMethod, a: GroupStats,
     return m if m.name != AUTO else _for_costs(a, b)
 
 
-def prefetch_intervals(items, method: str | IntervalMethod) -> None:
+def prefetch_intervals(items, method: str | IntervalMethod, *, cache=None):
     """Compute the intervals of many comparisons at once, where the method can batch.
 
     ``items`` is a sequence of ``(a, b, confidence_level)``; ``method`` may be ``"auto"``.
     Only methods registered with a ``batch`` function do anything; results are unchanged
     (each later call returns what it would have returned alone), only faster.
+
+    ``cache`` (a :class:`fairbound.stats.exact.IntervalCache`) receives the intervals;
+    default: the active cache (``with fairbound.stats.exact.using(cache):``) or the
+    process-wide one.  Returns the cache filled, so that an audit can read from it::
+
+        cache = prefetch_intervals(items, "auto", cache=IntervalCache())
+        with using(cache):
+            ...  # every exact interval of the audit reads this cache
     """
+    from fairbound.stats.exact.cache import current
+
+    cache = current() if cache is None else cache
     requested = get_method(method)
     by_method: dict[str, tuple[IntervalMethod, list]] = {}
     for a, b, rho in items:
@@ -65,7 +76,8 @@ def prefetch_intervals(items, method: str | IntervalMethod) -> None:
         if m.batch is not None:
             by_method.setdefault(m.name, (m, []))[1].append((a, b, rho))
     for m, todo in by_method.values():
-        m.batch(todo)
+        m.batch(todo, cache=cache)
+    return cache
 
 
 def _auto(a, b, rho, *, rng):

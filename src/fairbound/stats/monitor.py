@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from fairbound._validate import check_choice
+from fairbound._validate import check_choice, check_float
 from fairbound._words import A_DISADVANTAGED, B_DISADVANTAGED, NO_EVIDENCE, WITHIN_TOLERANCE
 from fairbound.errors import FairboundError
 from fairbound.stats.base import check_confidence_level, check_positive
@@ -139,15 +139,7 @@ def _validate_monitor(group_a, group_b, cost_max, confidence_level, method, hori
         raise FairboundError(f"horizon must be a positive integer; got {horizon!r}",
                              param="horizon")
     if tolerance is not None:
-        try:
-            tol = float(tolerance)
-        except (TypeError, ValueError):
-            raise FairboundError(f"tolerance must be a number in (0, C]; got {tolerance!r}",
-                                 param="tolerance") from None
-        if not (0 < tol <= C):
-            raise FairboundError(f"tolerance must be in (0, {C:g}]; got {tolerance!r}",
-                                 param="tolerance")
-        tolerance = tol
+        tolerance = check_float(tolerance, "tolerance", low=0.0, high=C, low_open=True)
     return C, rho, m, horizon, tolerance
 
 

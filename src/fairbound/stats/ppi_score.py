@@ -62,13 +62,8 @@ import numpy as np
 
 from fairbound.errors import FairboundError
 from fairbound.stats.base import NotEstimable
-from fairbound.stats.ppi import (
-    PPIInterval,
-    _cells,
-    _rate_gap_interval,
-    _rate_interval,
-    _tuned_ratio,
-)
+from fairbound.stats.ppi.counts import PPIInterval, _cells
+from fairbound.stats.ppi.wald import _rate_gap_interval, _rate_interval, _tuned_ratio
 
 __all__ = ["ScorePPICounts", "ppi_score_ratio_gap_interval", "ppi_score_ratio_interval"]
 

@@ -146,7 +146,10 @@ from fairbound.stats.base import (
     check_gamma,
     check_positive,
 )
-from fairbound.stats.exact import _clopper_pearson, _log_comb, _radius, _window
+from fairbound.stats.exact.binomial import bernstein_radius as _radius
+from fairbound.stats.exact.binomial import clopper_pearson as _clopper_pearson
+from fairbound.stats.exact.binomial import count_window as _window
+from fairbound.stats.exact.binomial import log_comb as _log_comb
 
 #: Berger-Boos ``gamma`` as a fraction of ``alpha = 1 - confidence_level``.
 GAMMA_SHARE = 1.0 / 50.0

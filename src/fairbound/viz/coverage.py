@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 
 from fairbound.errors import FairboundError
-from fairbound.viz.audit import _chosen, _figure, _save
+from fairbound.viz._figure import _chosen, _figure, _save
 
 
 def _wrap(text: str, width_in: float, fontsize: float) -> str:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 
 from fairbound.errors import FairboundError
-from fairbound.viz.audit import ACCENT, _pyplot, _style, _tight, short, text_safe
+from fairbound.viz._figure import ACCENT, _pyplot, _style, _tight, short, text_safe
 
 NLI_PARTS = (("stereotype_bias", "stereotype", "#b2182b"),
              ("anti_stereotype_bias", "anti-stereotype", "#2166ac"),

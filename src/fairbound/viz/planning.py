@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from fairbound.planning import WINOBIAS_N, BBUPlan, plan_bbu, plan_curve
-from fairbound.viz.audit import _figure_axes, _pyplot
+from fairbound.viz._figure import _figure_axes, _pyplot
 
 
 def plot_plan_curve(plan: BBUPlan | None = None, *, biases=None, mark_n: int = WINOBIAS_N,

@@ -7,7 +7,8 @@ The forest plot is the audit's (:func:`fairbound.viz.audit.plot_forest`): every 
 
 from __future__ import annotations
 
-from fairbound.viz.audit import plot_forest, result_dict
+from fairbound.viz._figure import result_dict
+from fairbound.viz.audit import plot_forest
 
 SCHEMA = "fairbound.ppi_audit/1"
 

@@ -13,7 +13,7 @@ from pathlib import Path
 from fairbound._render import as_number as _num
 from fairbound._words import ADVERSE, NO_ADVERSE, NO_EVIDENCE, NOT_ESTIMABLE, REFERENCE
 from fairbound.errors import FairboundError
-from fairbound.viz.audit import (
+from fairbound.viz._figure import (
     _check_ax,
     _figure_axes,
     _forest_axis,

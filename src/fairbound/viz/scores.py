@@ -18,12 +18,12 @@ from __future__ import annotations
 
 import math
 
+from fairbound._render import as_number as _num
 from fairbound._validate import check_choice, check_int
 from fairbound._words import UNEQUAL
 from fairbound.errors import FairboundError
-from fairbound.viz.audit import (
+from fairbound.viz._figure import (
     _figure_axes,
-    _num,
     _pyplot,
     _style,
     _tight,
@@ -31,7 +31,7 @@ from fairbound.viz.audit import (
     short,
     text_safe,
 )
-from fairbound.viz.audit import _level_text as _level
+from fairbound.viz._figure import _level_text as _level
 
 SCHEMA = "fairbound.scores/1"
 #: Okabe-Ito: distinguishable with the common colour-vision deficiencies.

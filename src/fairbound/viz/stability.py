@@ -2,18 +2,26 @@
 
 After Jourdan, Risser, Loubes & Asher (2023):
 
-* :func:`plot_score_boxplots` - accuracy and macro-F1 across runs per training size
-  (Figs. 1-2);
+* :func:`plot_score_boxplots` - accuracy (and macro-F1) across runs per training size
+  (Fig. 1);
+* :func:`plot_class_f1` - the F1-score of named classes across runs per training size, one
+  row of panels per class (Fig. 2: surgeon on top, physician below);
 * :func:`plot_gap_boxplots` - each gap across runs, per sample size (Fig. 3);
 * :func:`plot_variance_heatmap` - variance of each gap by class and size (Fig. 5);
 * :func:`plot_mean_heatmap` - mean gap by class and metric (Fig. 6);
 * :func:`plot_condition_heatmaps` - the variance or mean heatmaps of every condition side by
   side on one colour scale (classic vs debiased, Fig. 6);
-* :func:`plot_group_share` - per class (occupation), the share of group A among its true
-  members against the mean gap (Fig. 7).
+* :func:`plot_class_counts` - rows of each class by group in the whole data, as bars
+  (Fig. 7);
+* :func:`plot_group_share` - per class, the share of group A among its true members
+  against the mean gap (not one of the paper's figures; after De-Arteaga et al. 2019).
 
-Cells flagged by the paper's filter (``filtered`` in :func:`summarize_gaps`, too few rows
-per group) are drawn as hatched grey "filtered" cells or hollow markers, never as numbers.
+The paper's filter removes whole occupations: a class that the filter flags (``filtered``
+in :func:`summarize_gaps`, too few predictions per group) is drawn as a hatched grey
+"filtered" row in the heatmaps (Fig. 5: flagged at any size; Fig. 6: in any condition), or
+as hollow markers, never with numbers.  In the mean heatmaps red is the advantage of the
+male group (the paper's colours: "the more it is red, the more it is biased in favor of
+males, the more it is blue, the more it is biased in favor of females").
 
 Figures are built with :class:`matplotlib.figure.Figure` directly (no pyplot state), so
 they work in scripts, servers and notebooks alike; pass ``path`` to save PNG or SVG.
@@ -29,7 +37,7 @@ import pandas as pd
 
 from fairbound._validate import check_choice
 from fairbound.errors import FairboundError
-from fairbound.viz.audit import _chosen, _figure, _save
+from fairbound.viz._figure import _chosen, _figure, _save
 
 _COLORS = ["#4C72B0", "#DD8452", "#55A868", "#C44E52", "#8172B3"]
 _SCORES = {"accuracy": "accuracy", "macro_f1": "macro-F1"}
@@ -234,6 +242,43 @@ def _finish_heatmap(ax, table, values, im, center: bool, fmt: str, fig, mask=Non
         fig.colorbar(im, ax=ax, shrink=0.8)
 
 
+_MALE = {"male", "m", "man", "men", "masculine", "he"}
+
+
+def red_group(group_a, group_b, red: str | None = None) -> str:
+    """The group whose advantage the mean heatmaps draw in red.
+
+    The paper's colours: red favours males, blue females.  ``red`` names the group;
+    default: the male one when the pair has one (``male``, ``m``, ``man``, ...), else B.
+
+    Examples
+    --------
+    >>> red_group("female", "male"), red_group("M", "F"), red_group("x", "y")
+    ('male', 'M', 'y')
+    """
+    if red is not None:
+        if str(red) not in (str(group_a), str(group_b)):
+            raise FairboundError(f"red: {red!r} is neither group of the pair "
+                                 f"({group_a!r}, {group_b!r})", param="red")
+        return str(red)
+    for g in (group_a, group_b):
+        if str(g).strip().lower() in _MALE:
+            return str(g)
+    return str(group_b)
+
+
+def _gap_cmap(group_a, red: str) -> str:
+    """Diverging map of the gap ``A - B``: red where ``red``'s rate is the higher."""
+    # RdBu: low values red, high blue; a positive gap favours A
+    return "RdBu_r" if str(red) == str(group_a) else "RdBu"
+
+
+def _row_mask(mask: np.ndarray) -> np.ndarray:
+    """Flag a class in the whole row when any column flags it (the paper drops it)."""
+    return np.repeat(mask.any(axis=1, keepdims=True), mask.shape[1], axis=1) \
+        if mask.size else mask
+
+
 def _mask_of(df: pd.DataFrame, index: str, columns: str, table: pd.DataFrame) -> np.ndarray:
     """Which cells of a pivoted ``table`` are filtered (all False without the column)."""
     if "filtered" not in df.columns:
@@ -292,7 +337,7 @@ def plot_variance_heatmap(
         t = dm.pivot_table(index="class", columns="size", values="var", aggfunc="first",
                            dropna=False)
         _heatmap(ax, t, cmap="viridis", center=False, fmt=".1e", fig=fig, log=True,
-                 mask=_mask_of(dm, "class", "size", t))
+                 mask=_row_mask(_mask_of(dm, "class", "size", t)))
         ax.set_title(f"var of {_SHORT.get(m, m)} gap ({df['group_a'].iloc[0]} - "
                      f"{df['group_b'].iloc[0]})", fontsize=9)
         ax.set_xlabel("sample size", fontsize=8)
@@ -306,9 +351,13 @@ def plot_mean_heatmap(
     size: int | None = None,
     condition: str | None = None,
     pair: tuple[str, str] | None = None,
+    red: str | None = None,
     path: str | Path | None = None,
 ):
     """Heatmap of the mean gap across runs, class by metric, at one sample size.
+
+    Red is the advantage of group ``red`` (default the male group: the paper's colours),
+    blue the other's; a filtered class is a hatched row.
 
     Parameters
     ----------
@@ -320,6 +369,8 @@ def plot_mean_heatmap(
         Which condition (default: the first).
     pair : (str, str), optional
         Groups compared (default: the first pair).
+    red : str, optional
+        The group whose advantage is red (see :func:`red_group`).
     path : str or pathlib.Path, optional
         Save the figure there.
 
@@ -344,15 +395,24 @@ def plot_mean_heatmap(
         raise FairboundError(f"size: no runs of size {size!r}", param="size")
     t = df.pivot_table(index="class", columns="metric", values="mean", aggfunc="first",
                        dropna=False)
-    mask = _mask_of(df, "class", "metric", t)
+    mask = _row_mask(_mask_of(df, "class", "metric", t))
     t.columns = [_SHORT.get(c, c) for c in t.columns]
+    a, b = df["group_a"].iloc[0], df["group_b"].iloc[0]
+    r = red_group(a, b, red)
     fig = _figure(1.3 * t.shape[1] + 2.2, 0.25 * t.shape[0] + 1.8)
     ax = fig.subplots()
-    _heatmap(ax, t, cmap="RdBu_r", center=True, fmt=".3f", fig=fig, mask=mask)
+    im = _heatmap(ax, t, cmap=_gap_cmap(a, r), center=True, fmt=".3f", fig=fig, mask=mask,
+                  colorbar=False)
+    fig.colorbar(im, ax=ax, shrink=0.8).set_label(_gap_label(a, b, r), fontsize=7)
     ax.set_title(f"mean gap {df['group_a'].iloc[0]} - {df['group_b'].iloc[0]}, size {n:,}",
                  fontsize=9)
     _save(fig, path)
     return fig
+
+
+def _gap_label(a, b, red: str) -> str:
+    blue = str(b) if str(red) == str(a) else str(a)
+    return f"mean gap {a} - {b}\nred favours {red}, blue {blue}"
 
 
 def plot_score_boxplots(
@@ -425,6 +485,7 @@ def plot_condition_heatmaps(
     metrics: Sequence[str] | None = None,
     size: int | None = None,
     conditions: Sequence[str] | None = None,
+    red: str | None = None,
     path: str | Path | None = None,
 ):
     """The variance or mean-gap heatmaps of every condition side by side, one colour scale.
@@ -448,6 +509,9 @@ def plot_condition_heatmaps(
         Sample size of the ``mean`` panels (default: the largest).
     conditions : sequence of str, optional
         Conditions, in order (default: all, in the study's order).
+    red : str, optional
+        ``mean``: the group whose advantage is red (default the male group, as in the
+        paper; see :func:`red_group`).
     path : str or pathlib.Path, optional
         Save the figure there.
 
@@ -455,7 +519,8 @@ def plot_condition_heatmaps(
     -------
     matplotlib.figure.Figure
         One heatmap panel per condition (per metric and condition for ``variance``), and
-        one colour bar per row of panels.
+        one colour bar per row of panels.  A class the filter flags is a hatched row: at
+        any size (``variance``, Fig. 5) or in any condition (``mean``, Fig. 6).
 
     Examples
     --------
@@ -486,6 +551,15 @@ def plot_condition_heatmaps(
             mask = _mask_of(dc, "class", "metric", t)
             t.columns = [_SHORT.get(m, m) for m in t.columns]
             tables.append((c, t, mask))
+        # a class filtered in one condition is filtered in all (the paper's two tables
+        # drop the same occupations)
+        gone = set()
+        for _, t, mask in tables:
+            gone |= {k for k, row in zip(t.index, mask, strict=True) if row.any()}
+        tables = [(c, t, np.repeat(np.array([[k in gone] for k in t.index], bool),
+                                   t.shape[1], axis=1) if t.size else mask)
+                  for c, t, mask in tables]
+        r = red_group(a, b, red)
         width = max(t.shape[1] for _, t, _ in tables)
         fig = _figure((1.2 * width + 1.6) * len(conds) + 0.8, 0.25 * n_cls + 2.0)
         axes = fig.subplots(1, len(conds), squeeze=False)[0]
@@ -493,10 +567,11 @@ def plot_condition_heatmaps(
                                      for _, t, m in tables]), center=True, log=False)
         im = None
         for ax, (c, t, mask) in zip(axes, tables, strict=True):
-            im = _heatmap(ax, t, cmap="RdBu_r", center=True, fmt=".3f", fig=fig, mask=mask,
-                          norm=norm, colorbar=False)
+            im = _heatmap(ax, t, cmap=_gap_cmap(a, r), center=True, fmt=".3f", fig=fig,
+                          mask=mask, norm=norm, colorbar=False)
             ax.set_title(f"{c}: mean gap, size {n:,}", fontsize=9)
-        fig.colorbar(im, ax=list(axes), shrink=0.8, label=f"{a} - {b}")
+        fig.colorbar(im, ax=list(axes), shrink=0.8).set_label(_gap_label(a, b, r),
+                                                               fontsize=7)
         _save(fig, path)
         return fig
     mets = list(dict.fromkeys(df["metric"]))
@@ -510,7 +585,7 @@ def plot_condition_heatmaps(
             dm = df[(df["metric"] == m) & (df["condition"] == c)]
             t = dm.pivot_table(index="class", columns="size", values="var", aggfunc="first",
                                dropna=False)
-            tables.append((c, t, _mask_of(dm, "class", "size", t)))
+            tables.append((c, t, _row_mask(_mask_of(dm, "class", "size", t))))
         norm = _norm(np.concatenate([np.where(k, np.nan, t.to_numpy(float)).ravel()
                                      for _, t, k in tables]), center=False, log=True)
         im = None
@@ -544,7 +619,8 @@ def plot_group_share(
 ):
     """Per class (occupation): the share of group A among its members against the gap.
 
-    Jourdan et al. (2023), Fig. 7 (after De-Arteaga et al. 2019): one point per occupation,
+    Not one of Jourdan et al.'s figures (their Fig. 7 is :func:`plot_class_counts`); after
+    De-Arteaga et al. (2019), Fig. 2: one point per occupation,
     x the share of women among the occupation's true members, y the mean TPR gap
     (women - men) over runs with its central 95 % range of the runs as a bar.  The share is
     read from the TPR denominators (``mean_n_a / (mean_n_a + mean_n_b)`` of the
@@ -644,5 +720,132 @@ def plot_group_share(
         ax.grid(True, alpha=0.3)
         ax.legend(fontsize=7, loc="best")
     axes[0].set_ylabel(f"mean {_SHORT.get(metric, metric)} gap ({a} - {b})", fontsize=8)
+    _save(fig, path)
+    return fig
+
+
+def plot_class_f1(
+    runs: pd.DataFrame,
+    *,
+    classes: Sequence[str],
+    path: str | Path | None = None,
+):
+    """Boxplots of the F1-score of named classes across runs, per training size.
+
+    Jourdan et al. (2023), Fig. 2: "Boxplots representing the variations of prediction
+    F1-scores for all sampling sizes for surgeon (top) and physician (bottom)": one row of
+    panels per class, top to bottom in the order given, one box per sample size (and
+    condition, side by side).
+
+    Parameters
+    ----------
+    runs : pandas.DataFrame
+        The ``runs`` table of a :class:`StudyResult` (columns ``f1[<class>]``).
+    classes : sequence of str
+        The classes, top to bottom (the paper: ``["surgeon", "physician"]``).
+    path : str or pathlib.Path, optional
+        Save the figure there.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+
+    Examples
+    --------
+    >>> r = pd.DataFrame({"condition": "o", "size": np.repeat([100, 1000], 5),
+    ...                   "f1[surgeon]": np.linspace(0.3, 0.8, 10),
+    ...                   "f1[physician]": np.linspace(0.5, 0.9, 10)})
+    >>> [a.get_title() for a in plot_class_f1(r, classes=["surgeon", "physician"]).axes]
+    ['F1-score: surgeon', 'F1-score: physician']
+    """
+    if runs is None or runs.empty:
+        raise FairboundError("runs: the study has no runs yet", param="runs")
+    classes = [classes] if isinstance(classes, str) else [str(c) for c in classes]
+    if not classes:
+        raise FairboundError("classes: name at least one class", param="classes")
+    have = [c[3:-1] for c in runs.columns if c.startswith("f1[")]
+    missing = [c for c in classes if f"f1[{c}]" not in runs.columns]
+    if missing:
+        raise FairboundError(f"classes: no class {missing[0]!r} in the runs; classes are "
+                             f"{have[:30]}", param="classes")
+    conds = list(dict.fromkeys(runs["condition"]))
+    sizes = sorted(runs["size"].unique())
+    fig = _figure(max(3.6, 0.9 * len(sizes) * max(1, len(conds) * 0.7)) + 0.6,
+                  2.4 * len(classes) + (0.5 if len(conds) > 1 else 0.2))
+    axes = fig.subplots(len(classes), 1, squeeze=False, sharex=True)[:, 0]
+    for ax, k in zip(axes, classes, strict=True):
+        col = f"f1[{k}]"
+        for c_i, c in enumerate(conds):
+            data = [runs[(runs["condition"] == c) & (runs["size"] == n)][col].astype(float)
+                    .dropna().to_numpy() for n in sizes]
+            _condition_boxes(ax, data, c_i, len(conds))
+        ax.set_title(f"F1-score: {k}", fontsize=9)
+        ax.set_ylabel("F1", fontsize=8)
+        ax.tick_params(axis="y", labelsize=7)
+        ax.grid(True, axis="y", alpha=0.3)
+    axes[-1].set_xticks(np.arange(len(sizes)), [f"{n:,}" for n in sizes], fontsize=7)
+    axes[-1].set_xlabel("sample size", fontsize=8)
+    if len(conds) > 1:
+        fig.legend(handles=_condition_handles(conds), loc="outside lower center",
+                   ncols=len(conds), fontsize=8)
+    _save(fig, path)
+    return fig
+
+
+def plot_class_counts(
+    counts: pd.DataFrame,
+    *,
+    path: str | Path | None = None,
+):
+    """Bars of the number of rows of each class by group (Jourdan et al. 2023, Fig. 7).
+
+    "Number of biographies for each occupation by gender on the total dataset": one
+    horizontal pair of bars per class (one bar per group, side by side), classes sorted by
+    their total.
+
+    Parameters
+    ----------
+    counts : pandas.DataFrame
+        Columns ``class``, ``group`` and ``n`` (e.g.
+        ``StudyResult.config.class_count_frame()``).
+    path : str or pathlib.Path, optional
+        Save the figure there.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+
+    Examples
+    --------
+    >>> c = pd.DataFrame({"class": ["nurse", "nurse", "surgeon", "surgeon"],
+    ...                   "group": ["F", "M", "F", "M"], "n": [90, 10, 15, 85]})
+    >>> ax = plot_class_counts(c).axes[0]
+    >>> [t.get_text() for t in ax.get_yticklabels()], len(ax.patches)
+    (['nurse', 'surgeon'], 4)
+    """
+    need = {"class", "group", "n"}
+    if counts is None or counts.empty or not need <= set(counts.columns):
+        raise FairboundError("counts: need the columns class, group and n (the study "
+                             "records them from its data: config.class_count_frame())",
+                             param="counts")
+    t = (counts.assign(**{"class": counts["class"].astype(str),
+                          "group": counts["group"].astype(str)})
+         .pivot_table(index="class", columns="group", values="n", aggfunc="sum",
+                      fill_value=0))
+    t = t.loc[t.sum(axis=1).sort_values(kind="stable").index]
+    groups = list(t.columns)
+    fig = _figure(6.4, 0.28 * len(t) + 1.4)
+    ax = fig.subplots()
+    h = 0.8 / len(groups)
+    y = np.arange(len(t))
+    for i, g in enumerate(groups):
+        ax.barh(y + (i - (len(groups) - 1) / 2) * h, t[g].to_numpy(float), height=h,
+                color=_COLORS[i % len(_COLORS)], label=str(g))
+    ax.set_yticks(y, [str(k) for k in t.index], fontsize=7)
+    ax.tick_params(axis="x", labelsize=7)
+    ax.set_xlabel("rows (whole data)", fontsize=8)
+    ax.set_title("Rows of each class by group", fontsize=9)
+    ax.grid(True, axis="x", alpha=0.3)
+    ax.legend(fontsize=7, loc="lower right")
     _save(fig, path)
     return fig

@@ -116,7 +116,7 @@ def test_cli_simulate_table_json_and_errors(capsys, tmp_path, monkeypatch):
                         lambda s, seed, skip_beta: fast_power(["wald"], seed=seed))
     monkeypatch.setattr(sim, "peeking_error", lambda **kw: fast_peek(n_pairs=50, n_streams=3))
     target = tmp_path / "page.md"
-    assert main(args[:-2] + ["--reps", "10", "--markdown", "--output", str(target)]) == 0
+    assert main(args[:-2] + ["--reps", "10", "--markdown", "--out", str(target)]) == 0
     page = target.read_text()
     assert page.startswith("# Interval methods compared")
     assert "`fairbound simulate --markdown --methods wald,betting --scenarios binary" in page

@@ -1,0 +1,273 @@
+"""The public exact interval and p-value of ``p_A - p_B``, its cache and its registry entry.
+
+See :mod:`fairbound.stats.exact` for the method, its guarantee and references.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from fairbound.errors import FairboundError
+from fairbound.stats.base import (
+    GroupStats,
+    NotEstimable,
+    check_confidence_level,
+    check_counts,
+    check_gamma,
+    register_interval,
+)
+from fairbound.stats.exact.binomial import _ndtri
+from fairbound.stats.exact.bound import _BE_CONSTANT
+from fairbound.stats.exact.cache import SHARED, IntervalCache, current
+from fairbound.stats.exact.inversion import (
+    EXACT_VARIANCE,
+    _bound_only,
+    _bound_search,
+    _pvalues,
+    _search,
+    _Table,
+)
+
+#: Berger-Boos ``gamma`` as a fraction of ``alpha = 1 - confidence_level``.
+GAMMA_SHARE = 1.0 / 50.0
+
+
+# --------------------------------------------------------------------------- public API
+def exact_pvalue(k_a, n_a, k_b, n_b, delta0=0.0, *, gamma=0.001):
+    """P-value of the exact unconditional score test of ``p_A - p_B = delta0``.
+
+    ``sup over nu in C_gamma of P(|T| >= |T_obs|) + gamma`` (Berger & Boos 1994), with the
+    score statistic of :func:`score_statistic` and ``C_gamma`` described in the module
+    docstring; ``gamma=0`` maximises over every nuisance value (at ``delta0 = 0`` this is
+    Barnard's test with the pooled statistic).
+
+    Parameters
+    ----------
+    k_a, n_a, k_b, n_b : int
+        Counts of cost-``C`` examples and group sizes.
+    delta0 : float or array_like
+        Hypothesised ``p_A - p_B`` in ``[-1, 1]``.
+    gamma : float
+        Berger-Boos ``gamma`` in ``[0, 1)``.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        The p-value(s), shaped like ``delta0``.
+
+    Examples
+    --------
+    >>> round(exact_pvalue(2, 7, 6, 13, 0.0, gamma=0), 4)  # StatXact 11: 0.5374
+    0.5374
+    """
+    ka, na, kb, nb = check_counts(k_a, n_a, k_b, n_b)
+    g = check_gamma(gamma, 1.0)
+    d = np.atleast_1d(np.asarray(delta0, dtype=float)).ravel()
+    if np.any(~np.isfinite(d)) or np.any(np.abs(d) > 1.0):
+        raise FairboundError(f"delta0 must lie in [-1, 1]; got {delta0!r}", param="delta0")
+    tab = _Table(ka, na, kb, nb, g)
+    p = np.zeros(d.shape)
+    inside = np.abs(d) < 1.0
+    if inside.any():
+        p[inside] = _pvalues(tab, d[inside], rounds=4)[0]
+    for edge, table in ((-1.0, (0, nb)), (1.0, (na, 0))):
+        # only the table (0, n_B) (edge -1) or (n_A, 0) (edge 1) is possible there
+        p[d == edge] = 1.0 if (ka, kb) == table else g
+    return float(p[0]) if np.ndim(delta0) == 0 else p.reshape(np.shape(delta0))
+
+
+def exact_interval(k_a, n_a, k_b, n_b, confidence_level=0.95, *, gamma=None, tol=1e-3,
+                   cache: IntervalCache | None = None):
+    """Exact unconditional interval for ``p_A - p_B`` (Agresti & Min 2001, Berger-Boos).
+
+    Parameters
+    ----------
+    k_a, n_a, k_b, n_b : int
+        Counts of cost-``C`` examples and group sizes.
+    confidence_level : float
+        In (0, 1).
+    gamma : float, optional
+        Berger-Boos ``gamma`` in ``[0, alpha)``; default ``alpha / 50``.
+    tol : float
+        The ends are located to within ``min(1e-5, tol * se)`` and err outwards.
+    cache : IntervalCache, optional
+        Where to look the interval up and store it; default the active cache
+        (:func:`fairbound.stats.exact.cache.using`) or the process-wide one.
+
+    Returns
+    -------
+    (float, float)
+        The hull of the values not rejected at level ``alpha = 1 - confidence_level``.
+
+    Examples
+    --------
+    >>> lo, hi = exact_interval(13, 13, 0, 7, gamma=0)  # exact2x2 / StatXact: (0.6088, 1)
+    >>> round(lo, 4), hi
+    (0.6088, 1.0)
+    """
+    ka, na, kb, nb = check_counts(k_a, n_a, k_b, n_b)
+    rho = check_confidence_level(confidence_level)
+    alpha = 1.0 - rho
+    g = alpha * GAMMA_SHARE if gamma is None else check_gamma(gamma, alpha)
+    # one orientation computes, so that swapping the groups mirrors the interval exactly
+    if (na, ka) > (nb, kb):
+        lo, hi = exact_interval(kb, nb, ka, na, rho, gamma=g, tol=tol, cache=cache)
+        return -hi, -lo
+    return _cached_interval(ka, na, kb, nb, alpha, g, tol, current() if cache is None else cache)
+
+
+
+
+def clear_cache() -> None:
+    """Forget every interval of the process-wide cache (for timing a cold audit)."""
+    SHARED.clear()
+
+
+#: The process-wide cache (old name; an :class:`IntervalCache`, ``len()`` works as before).
+_CACHE = SHARED
+
+
+def _cached_interval(ka: int, na: int, kb: int, nb: int, alpha: float, g: float,
+                     tol: float, cache: IntervalCache) -> tuple[float, float]:
+    key = (ka, na, kb, nb, alpha, g, tol)
+    hit = cache.get(key)
+    if hit is not None:
+        return hit
+    tab = _Table(ka, na, kb, nb, g)
+    if _bound_only(tab):
+        lo, hi = _bound_search([tab], np.array([alpha]), np.array([tol]))[0]
+    else:
+        lo, hi = _search(tab, alpha, tol)
+    return cache.store(key, lo, hi)
+
+
+def _exact_batch(items, cache: IntervalCache | None = None) -> None:
+    """Registry ``batch`` hook: search every tail-bound table of an audit at once.
+
+    The intervals go into ``cache`` (default: the active or process-wide one).
+    """
+    cache = current() if cache is None else cache
+    todo: dict[tuple, _Table] = {}
+    for a, b, rho in items:
+        if a.cost_max != b.cost_max:
+            continue
+        try:
+            ka, na = _counts(a, "A")
+            kb, nb = _counts(b, "B")
+        except NotEstimable:
+            continue
+        alpha = 1.0 - float(rho)
+        g = alpha * GAMMA_SHARE
+        if (na, ka) > (nb, kb):                  # the orientation exact_interval computes
+            ka, na, kb, nb = kb, nb, ka, na
+        key = (ka, na, kb, nb, alpha, g, 1e-3)
+        if key in cache or key in todo:
+            continue
+        tab = _Table(ka, na, kb, nb, g)
+        if _bound_only(tab):
+            todo[key] = tab
+    if todo:
+        keys = list(todo)
+        res = _bound_search([todo[k] for k in keys], np.array([k[4] for k in keys]),
+                            np.array([k[6] for k in keys]))
+        for key, (lo, hi) in zip(keys, res, strict=True):
+            cache.store(key, lo, hi)
+
+
+
+# --------------------------------------------------------------------------- planning
+def approximate_required_n(a: GroupStats, b: GroupStats, confidence_level: float) -> float:
+    """Approximate total n (same shares and rates) at which ``exact`` would exclude 0.
+
+    The exact test at ``d = 0`` rejects roughly when the pooled score statistic
+    ``|p_A - p_B| / sqrt(p q (1/n_A + 1/n_B))`` exceeds ``z_{(alpha - gamma)/2}``, which
+    gives ``n = z^2 p q / (s_A s_B (p_A - p_B)^2)`` (``p`` the pooled rate, ``s`` the group
+    shares).  Where the groups are large enough for the tail bound (above
+    :data:`EXACT_VARIANCE`), ``z`` grows to cover the Berry-Esseen term and the nuisance
+    range (a few fixed-point steps).  The observed rates are taken as the truth: at this
+    ``n`` the interval excludes 0 for about half of the samples.
+
+    Measured against the smallest total ``n`` at which the exact interval of the expected
+    counts excludes 0: within 4% in 9 of 11 cases (shares 0.2 to 0.5, rates 0.0008 to 0.5,
+    totals 280 to 350,000, exact and tail-bound regimes; e.g. 678 planned for 0.15 vs 0.10,
+    701 needed), 0.90 times for 0.02 vs 0.01 (2,290 planned, 2,051 needed); with few
+    expected events or large gaps, where discreteness dominates, 0.67 (0.01 vs 0.001) to
+    1.22 (0.05 vs 0.01) times.
+
+    Parameters
+    ----------
+    a, b : GroupStats
+        Observed statistics of 0/1 costs.
+    confidence_level : float
+        Level of the interval.
+
+    Returns
+    -------
+    float
+        Total examples ``n_A + n_B``; ``inf`` when the observed gap is 0.
+
+    Examples
+    --------
+    >>> a, b = GroupStats.from_counts(500, 75), GroupStats.from_counts(500, 50)
+    >>> round(approximate_required_n(a, b, 0.95))
+    678
+    """
+    rho = check_confidence_level(confidence_level)
+    alpha = 1.0 - rho
+    if a.n <= 0 or b.n <= 0:
+        return math.nan
+    pa, pb = a.mean / a.cost_max, b.mean / b.cost_max
+    gap = abs(pa - pb)
+    if not gap > 0:
+        return math.inf
+    sa = a.n / (a.n + b.n)
+    sb = 1.0 - sa
+    p = sa * pa + sb * pb
+    v = p * (1.0 - p)
+    if not v > 0:
+        return math.inf
+    level = alpha * (1.0 - GAMMA_SHARE)
+    z = _ndtri(1.0 - level / 2.0)
+    n = z * z * v / (sa * sb * gap * gap)
+    for _ in range(4):
+        small = min(sa, sb) * n
+        if max(sa, sb) * n * v <= EXACT_VARIANCE:
+            break
+        # tail bound: normal + Berry-Esseen, and the spread of the variance over C_gamma
+        na, nb = sa * n, sb * n
+        sd = math.sqrt(v / na + v / nb)
+        psi = v * (p * p + (1 - p) ** 2) * (1 / na**2 + 1 / nb**2) / sd**3
+        room = level - 2.0 * _BE_CONSTANT * psi
+        zb = (_ndtri(1.0 - room / 2.0) if room > 0
+              else math.sqrt(2.0 * math.log(2.0 / level)))
+        zb *= 1.0 + abs(1.0 - 2.0 * p) * 3.7 / (2.0 * math.sqrt(small * v))
+        n = zb * zb * v / (sa * sb * gap * gap)
+    return float(n)
+
+
+def _counts(g: GroupStats, label: str) -> tuple[int, int]:
+    n = float(g.n)
+    if abs(n - round(n)) > 1e-9:
+        raise NotEstimable(f"group {label} size {n:g} is not a whole number")
+    return g.count, int(round(n))
+
+
+@register_interval(
+    "exact",
+    guarantee="finite-sample",
+    summary="Exact unconditional score interval (Agresti-Min, Berger-Boos), 0/1 costs.",
+    reference=("Agresti & Min, Biometrics 57 (2001) 963-971; Berger & Boos, JASA 89 (1994) "
+               "1012-1016; Miettinen & Nurminen, Stat Med 4 (1985) 213-226"),
+    binary_only=True,
+    required_n=approximate_required_n,
+    batch=_exact_batch,
+)
+def _exact(a, b, rho, *, rng=None):
+    if a.cost_max != b.cost_max:
+        raise NotEstimable("method 'exact' needs the same cost_max in both groups")
+    ka, na = _counts(a, "A")
+    kb, nb = _counts(b, "B")
+    lo, hi = exact_interval(ka, na, kb, nb, rho)
+    return lo * a.cost_max, hi * a.cost_max
