@@ -1,25 +1,30 @@
-"""Score-based audit (AUC, calibration, threshold sweep) of big Parquet files vs a bare scan.
+"""Score audit with every default vs what a user would do instead, and vs a bare DuckDB scan.
 
 Generates (once) Parquet files under ``benchmarks/_data/`` with 4 groups of unequal size,
-a 0/1 label ``y`` (40 % positive) and a probability score ``score`` whose separation and
-calibration differ by group, then times, alternating, in this process, at every size given
-with ``--rows``:
+a 0/1 label ``y`` (40 % positive) and a continuous probability score ``score`` (nearly every
+value distinct) whose separation and calibration differ by group, then, at every size:
 
-* the score audit: :func:`fairbound.engines.scores.score_histograms` with ``bins=100``
-  (one ``GROUP BY g, y, floor(score * 100)`` with the score sums), then per group the AUC
-  with DeLong's interval and calibration in the large, the binned calibration (10 bins) and
-  the AUC gap, calibration gap and TPR threshold sweep (DKW band) of every group against
-  the largest;
-* the bare scan ``SELECT g, y, CAST(floor(score * 100) AS BIGINT) AS b, count(*) FROM
-  read_parquet(path) GROUP BY ALL`` that any binned score audit must at least do.
+* **time**, in this process, alternating, ``--repeat`` times (medians):
+  ``fairbound.score_audit(path, group="g", label="y", score="score")`` with every default
+  (``bins=None``: exact AUCs, DeLong intervals, calibration, three threshold sweeps per pair
+  on the default grid of at most 1,000 thresholds, 6 pairs, 36 rows) against reading the
+  file with pandas and calling scikit-learn's ``roc_auc_score`` per group (what a user would
+  do instead, for the AUCs alone); the AUCs are checked equal (largest difference printed);
+* **peak memory** (Linux ``VmHWM``), each job in a fresh child process, imports included:
+  the score audit, the pandas + scikit-learn job, and a bare DuckDB process that imports
+  only ``duckdb`` and runs the ``(group, score, label)`` ``GROUP BY`` the audit needs,
+  fetching its result as an Arrow table::
 
-Peak memory (max RSS) of each, in a fresh child process, is measured at every size given
-with ``--memory-rows``.  Ratios are computed from numbers measured in the same run.
+      SELECT g, y, score, count(*) AS n FROM read_parquet(path) GROUP BY ALL
+
+Ratios are of numbers measured in the same run.  Targets (issue 26): time at most 2x the
+scikit-learn job, peak RSS at most 1.5x the bare DuckDB process.
 
 Usage::
 
-    python benchmarks/bench_scores.py                                   # 1M, 10M
-    python benchmarks/bench_scores.py --rows 100000000 --memory-rows 100000000
+    python benchmarks/bench_scores.py                 # 100k and 1M rows
+    python benchmarks/bench_scores.py --big           # also 10M rows
+    python benchmarks/bench_scores.py --rows 1000000 --repeat 5
 """
 
 from __future__ import annotations
@@ -30,15 +35,16 @@ import os
 import platform
 import statistics
 import time
+import warnings
 from pathlib import Path
 
-from _common import fetch_all, peak_rss_mib, run_child, write_parquet_once
+from _common import peak_rss_mib, run_child, write_parquet_once
 
 HERE = Path(__file__).resolve().parent
 DATA = HERE / "_data"
-BINS = 100
-BARE = ("SELECT g, y, CAST(floor(score * 100) AS BIGINT) AS b, count(*) AS n "
-        "FROM read_parquet('{path}') GROUP BY ALL")
+BARE = "SELECT g, y, score, count(*) AS n FROM read_parquet('{path}') GROUP BY ALL"
+SIZES = (100_000, 1_000_000)
+BIG = 10_000_000
 
 
 def make_parquet(rows: int, *, path: Path | None = None) -> Path:
@@ -47,7 +53,7 @@ def make_parquet(rows: int, *, path: Path | None = None) -> Path:
     Values are functions of the row number through DuckDB's ``hash``, so the file is the
     same on every run.  Groups a/b/c/d hold 40/30/20/10 % of the rows; the score is
     ``1 / (1 + exp(-(x + m_g y - 1)))`` with ``x`` approximately standard normal (a sum of
-    three uniforms) and separations ``m_g`` of 2.0/1.8/1.6/1.2.
+    three uniforms on a grid of 1e-6) and separations ``m_g`` of 2.0/1.8/1.6/1.2.
     """
     path = path or DATA / f"scores_{rows}.parquet"
     u = "((hash(i, {k}) % 1000000) / 1000000.0)"
@@ -67,85 +73,123 @@ def make_parquet(rows: int, *, path: Path | None = None) -> Path:
     """)
 
 
-def run_audit(path: Path) -> dict:
-    """Histograms in one scan, then every score metric from them; returns the results."""
-    from fairbound.engines.scores import score_histograms
-    from fairbound.stats import scores as sc
+def run_audit(path: Path):
+    """``fairbound.score_audit`` with every default."""
+    import fairbound
 
-    counts = score_histograms(str(path), group="g", label="y", score="score", bins=BINS)
-    hs = sc.histograms_from_counts(counts)
-    ref = max(hs, key=lambda g: hs[g].n)
-    out: dict = {}
-    for g, h in hs.items():
-        out[g] = {"auc": sc.auc(h), "citl": sc.calibration_in_the_large(h),
-                  "binned": sc.binned_calibration(h, bins=10)}
-        if g != ref:
-            out[g]["auc_gap"] = sc.auc_gap(h, hs[ref])
-            out[g]["calibration_gap"] = sc.binned_calibration_gap(h, hs[ref], bins=10)
-            out[g]["tpr_sweep"] = sc.threshold_sweep(h, hs[ref], rate="tpr")
-    return out
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return fairbound.score_audit(str(path), group="g", label="y", score="score")
+
+
+def run_sklearn(path: Path) -> dict:
+    """Read the file with pandas and call scikit-learn's ``roc_auc_score`` per group."""
+    import pandas as pd
+    from sklearn.metrics import roc_auc_score
+
+    df = pd.read_parquet(path, columns=["g", "y", "score"])
+    return {g: roc_auc_score(d["y"], d["score"]) for g, d in df.groupby("g")}
 
 
 def run_bare(path: Path):
-    return fetch_all(BARE.format(path=path))
+    """The ``(group, score, label)`` ``GROUP BY`` alone, fetched as Arrow."""
+    import duckdb
+
+    con = duckdb.connect()
+    try:
+        return con.sql(BARE.format(path=path)).to_arrow_table()
+    finally:
+        con.close()
+
+
+JOBS = {"audit": run_audit, "sklearn": run_sklearn, "bare": run_bare}
 
 
 def child(kind: str, path: str) -> None:
-    """Run one job and print its wall time and peak RSS (MiB) as JSON."""
-    import duckdb  # noqa: F401  (imports are not part of the timing)
-
-    if kind == "audit":
-        import fairbound.engines.scores  # noqa: F401
-        import fairbound.stats.scores  # noqa: F401
+    """Run one job in this fresh process; print its wall time and peak RSS (MiB) as JSON."""
     t = time.perf_counter()
-    (run_audit if kind == "audit" else run_bare)(Path(path))
+    JOBS[kind](Path(path))
     wall = time.perf_counter() - t
     print(json.dumps({"kind": kind, "wall_s": wall, "peak_rss_mib": peak_rss_mib()}))
 
 
-def measure_child(kind: str, path: Path) -> dict:
-    return run_child(__file__, ["--child", kind, "--path", str(path)])
+def machine() -> str:
+    """CPU model, cores and memory, in words."""
+    model = platform.processor() or platform.machine()
+    try:
+        with open("/proc/cpuinfo") as fh:
+            model = next(line.split(":", 1)[1].strip() for line in fh
+                         if line.startswith("model name"))
+    except (OSError, StopIteration):
+        pass
+    mem = ""
+    try:
+        with open("/proc/meminfo") as fh:
+            kb = int(next(line.split()[1] for line in fh if line.startswith("MemTotal")))
+        mem = f", {kb / 2**20:.0f} GiB"
+    except (OSError, StopIteration, ValueError):
+        pass
+    return f"{model}, {os.cpu_count()} cores{mem}"
 
 
 def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--rows", default="1000000,10000000",
-                    help="comma-separated file sizes to time")
+    ap.add_argument("--rows", default=",".join(str(n) for n in SIZES),
+                    help="comma-separated file sizes (default 100000,1000000)")
+    ap.add_argument("--big", action="store_true", help="also 10,000,000 rows")
     ap.add_argument("--repeat", type=int, default=3)
-    ap.add_argument("--memory-rows", default="1000000,10000000",
-                    help="comma-separated sizes for the peak-memory comparison ('' for none)")
-    ap.add_argument("--child", choices=["audit", "bare"], help=argparse.SUPPRESS)
+    ap.add_argument("--no-memory", action="store_true", help="skip the peak-RSS children")
+    ap.add_argument("--child", choices=sorted(JOBS), help=argparse.SUPPRESS)
     ap.add_argument("--path", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.child:
         child(args.child, args.path)
         return
     import duckdb
+    import numpy as np
+    import sklearn
 
-    print(f"duckdb {duckdb.__version__}, python {platform.python_version()}, "
-          f"{os.cpu_count()} cores; bins={BINS}")
-    print("| rows | score audit (median s) | bare binned GROUP BY (median s) | difference (s) "
-          "| ratio |")
-    print("|---|---|---|---|---|")
-    for rows in [int(s) for s in args.rows.split(",") if s.strip()]:
+    import fairbound
+
+    sizes = [int(s) for s in args.rows.split(",") if s.strip()]
+    if args.big and BIG not in sizes:
+        sizes.append(BIG)
+    print(f"fairbound {fairbound.__version__}, duckdb {duckdb.__version__}, scikit-learn "
+          f"{sklearn.__version__}, python {platform.python_version()}; {machine()}")
+    print("| rows | score_audit, every default (median s) | read + sklearn roc_auc_score "
+          "per group (median s) | ratio | max abs AUC difference | sweep thresholds |")
+    print("|---|---|---|---|---|---|")
+    for rows in sizes:
         path = make_parquet(rows)
-        run_bare(path)  # warm the page cache once for both
-        audit_t, bare_t = [], []
+        run_bare(path)  # warm the page cache once for all
+        audit_t, sk_t = [], []
         for _ in range(args.repeat):
             t = time.perf_counter()
-            run_audit(path)
+            res = run_audit(path)
             audit_t.append(time.perf_counter() - t)
             t = time.perf_counter()
-            run_bare(path)
-            bare_t.append(time.perf_counter() - t)
-        a, b = statistics.median(audit_t), statistics.median(bare_t)
-        print(f"| {rows:,} | {a:.3f} | {b:.3f} | {a - b:+.3f} | {a / b:.2f}x |", flush=True)
-    for n in [int(s) for s in args.memory_rows.split(",") if s.strip()]:
-        p = make_parquet(n)
-        au, ba = measure_child("audit", p), measure_child("bare", p)
-        print(f"peak RSS at {n:>12,} rows: score audit {au['peak_rss_mib']:7.0f} MiB "
-              f"({au['wall_s']:.2f} s), bare scan {ba['peak_rss_mib']:7.0f} MiB "
-              f"({ba['wall_s']:.2f} s)", flush=True)
+            ref = run_sklearn(path)
+            sk_t.append(time.perf_counter() - t)
+        a, s = statistics.median(audit_t), statistics.median(sk_t)
+        diff = max(abs(res.group(g).auc.estimate - v) for g, v in ref.items())
+        sweeps = sorted({len(c.sweep.thresholds) for c in res.comparisons
+                         if c.sweep is not None})
+        print(f"| {rows:,} | {a:.3f} | {s:.3f} | {a / s:.2f}x | {diff:.1e} | "
+              f"{sweeps[0]}-{sweeps[-1]} |", flush=True)
+        del res
+    if args.no_memory:
+        return
+    print()
+    print("| rows | score_audit peak RSS (MiB) | bare DuckDB GROUP BY process (MiB) | ratio "
+          "| pandas + sklearn process (MiB) |")
+    print("|---|---|---|---|---|")
+    for rows in sizes:
+        path = make_parquet(rows)
+        got = {k: run_child(__file__, ["--child", k, "--path", str(path)])
+               for k in ("audit", "bare", "sklearn")}
+        au, ba, sk = (got[k]["peak_rss_mib"] for k in ("audit", "bare", "sklearn"))
+        print(f"| {rows:,} | {au:.0f} | {ba:.0f} | {au / ba:.2f}x | {sk:.0f} |", flush=True)
+    _ = np  # numpy is imported above so that its import is not timed
 
 
 if __name__ == "__main__":

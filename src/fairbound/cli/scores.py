@@ -2,26 +2,19 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Annotated
 
 import typer
 
 from fairbound._render import check_format, console, fmt_int, fmt_level, fmt_num
-from fairbound._words import (
-    A_DISADVANTAGED,
-    B_DISADVANTAGED,
-    NO_EVIDENCE,
-    NO_GAP,
-    NOT_ESTIMABLE,
-    UNEQUAL,
+from fairbound._words import UNEQUAL
+from fairbound.cli import _common as common
+from fairbound.cli._common import (
+    VERDICT_STYLE,
+    excluded_text,
+    print_machine,
+    split_list,
 )
-from fairbound.cli._common import check_output_file, excluded_text, print_machine, split_list
-
-VERDICT_STYLE = {
-    A_DISADVANTAGED: "bold red", B_DISADVANTAGED: "bold red", UNEQUAL: "bold red",
-    NO_EVIDENCE: "yellow", NOT_ESTIMABLE: "dim", NO_GAP: "green",
-}
 
 
 def parse_bins(text: str | None):
@@ -133,23 +126,17 @@ def print_scores(result, *, fmt: str = "table") -> None:
 
 
 def scores_command(
-    data: Annotated[str, typer.Argument(help="CSV, Parquet or JSON-lines file (or glob).")],
-    group: Annotated[list[str], typer.Option("--group", "-g",
-                                             help="Protected-attribute column (repeat for "
-                                                  "intersections).")],
+    data: common.DataArg,
+    group: common.GroupOpt,
     label: Annotated[str, typer.Option("--label", "-y", help="True label column.")],
     score: Annotated[str, typer.Option("--score", "-s",
                                        help="Score column (or a checked expression).")],
     bins: Annotated[str | None, typer.Option(
         help="Score bins: a whole number k (floor(score * k)) or comma-separated edges; "
              "default: each distinct score (exact AUC).")] = None,
-    comparison: Annotated[str, typer.Option(
-        help="pairwise | vs-rest | vs-reference (the largest group unless --reference "
-             "names one)")] = "pairwise",
-    reference: Annotated[str | None, typer.Option(
-        help="Reference group (B side; implies vs-reference).")] = None,
-    confidence: Annotated[float, typer.Option("--confidence-level", "--confidence",
-                                              help="Confidence level in (0, 1).")] = 0.95,
+    comparison: common.ComparisonOpt = "pairwise",
+    reference: common.ReferenceOpt = None,
+    confidence: common.ConfidenceOpt = 0.95,
     error_control: Annotated[str, typer.Option(
         "--error-control", help="family (every verdict holds jointly, Bonferroni) | fdr "
         "(false discovery rate, Benjamini-Hochberg) | none (each comparison on its own)")
@@ -157,49 +144,42 @@ def scores_command(
     pos_label: Annotated[str | None, typer.Option(
         "--pos-label", help="Positive class as the label column holds it; default 1/True "
         "for 0/1 and True/False labels.")] = None,
-    where: Annotated[str | None, typer.Option(
-        help="SQL condition selecting rows, e.g. \"split = 'test'\" (checked).")] = None,
+    where: common.WhereOpt = None,
     band: Annotated[str, typer.Option(
         help="Threshold-sweep band: dkw (finite-sample) | sup-t (asymptotic)")] = "dkw",
+    sweep_thresholds: Annotated[str, typer.Option(
+        "--sweep-thresholds", help="Most thresholds per sweep (a grid of each group's "
+        "quantiles beyond), or 'all' for every distinct score.")] = "1000",
     max_comparisons: Annotated[int, typer.Option(
         "--max-comparisons", help="Refuse audits with more comparisons than this.")
     ] = 10_000,
-    engine: Annotated[str, typer.Option(help="auto | duckdb | spark")] = "auto",
-    fmt: Annotated[str, typer.Option("--format", help="table | json | csv")] = "table",
-    json_out: Annotated[Path | None, typer.Option("--json", help="Also write JSON here.")] =
-    None,
-    html_out: Annotated[Path | None, typer.Option(
-        "--html", help="Also write a self-contained HTML report here.")] = None,
+    engine: common.EngineOpt = "auto",
+    fmt: common.FormatOpt = "table",
+    json_out: common.JsonOut = None,
+    html_out: common.HtmlOut = None,
 ) -> None:
     """Audit scores by group: AUC, calibration and threshold sweeps with verdicts."""
-    from fairbound._io import input_files
     from fairbound.audits.scores.audit import score_audit
 
     fmt = check_format(fmt)
     parsed_bins = parse_bins(bins)
-    inputs = input_files(data)
-    if json_out is not None:
-        check_output_file("--json", json_out, inputs=inputs)
-    if html_out is not None:
-        check_output_file("--html", html_out, (".html", ".htm"), "use .html", inputs=inputs)
+    inputs = common.check_outputs(data, ("--json", json_out),
+                                  ("--html", html_out, (".html", ".htm"), "use .html"))
     result = score_audit(
         data, group=group if len(group) > 1 else group[0], label=label, score=score,
         bins=parsed_bins, comparison=comparison, reference=reference,
         confidence_level=confidence, error_control=error_control, pos_label=pos_label,
-        where=where, band=band, max_comparisons=max_comparisons, engine=engine)
-    # render every output first, then write them all or none
-    outputs = []
-    if json_out is not None:
-        outputs.append(("--json", json_out, result.to_json().encode("utf-8")))
-    if html_out is not None:
-        from fairbound.report.score_report import render_score_report
-
-        outputs.append(("--html", html_out, render_score_report(result).encode("utf-8")))
-    if outputs:
-        from fairbound._io import write_all_atomic
-
-        write_all_atomic(outputs, inputs=inputs)
+        where=where, band=band, max_comparisons=max_comparisons, engine=engine,
+        sweep_thresholds=sweep_thresholds)
+    common.write_outputs(inputs, ("--json", json_out, result.to_json),
+                         ("--html", html_out, lambda: _html_report(result)))
     print_scores(result, fmt=fmt)
+
+
+def _html_report(result) -> str:
+    from fairbound.report.score_report import render_score_report
+
+    return render_score_report(result)
 
 
 def register(app: typer.Typer) -> None:

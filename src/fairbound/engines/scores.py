@@ -274,7 +274,8 @@ def score_histograms(data, *, group, label: str, score: str, bins=None, pos_labe
     excluded = Excluded()
 
     def exclude(reason: str, mask) -> None:
-        excluded.add(reason, int(n[mask].sum()))
+        if mask.any():
+            excluded.add(reason, int(n[mask].sum()))
 
     keep = np.ones(len(n), dtype=bool)
     if plan.where is not None:
@@ -284,23 +285,31 @@ def score_histograms(data, *, group, label: str, score: str, bins=None, pos_labe
     # group keys: few distinct combinations, mapped in Python from one row each
     gid, combos = _codes(table, gk)
     keys = [group_key(dict(zip(gk, vals, strict=True)), n_group) for vals in combos]
-    no_group = np.array([keys[j] is None for j in gid], dtype=bool) if len(n) else keep[:0]
-    exclude(MISSING_GROUP, keep & no_group)
-    keep &= ~no_group
+    # (each mask below is built only when some row needs it: most scans have no missing
+    # group, label or score)
+    key_none = np.array([k is None for k in keys], dtype=bool)
+    if len(n) and key_none.any():
+        no_group = key_none[gid]
+        exclude(MISSING_GROUP, keep & no_group)
+        keep &= ~no_group
     yid, ycombos = _codes(table, ["y"])
     distinct = [v[0] for v in ycombos]
     y_missing = np.array([is_missing(v) for v in distinct], dtype=bool)
-    exclude(MISSING_LABEL, keep & y_missing[yid])
-    keep &= ~y_missing[yid]
+    if len(n) and y_missing.any():
+        exclude(MISSING_LABEL, keep & y_missing[yid])
+        keep &= ~y_missing[yid]
     b_arr = table.column("b")
-    no_score = b_arr.is_null().to_numpy(zero_copy_only=False)
-    has_sum = ~table.column("s").is_null().to_numpy(zero_copy_only=False)
+    if b_arr.null_count:
+        no_score = b_arr.is_null().to_numpy(zero_copy_only=False)
+        b_val = b_arr.fill_null(0).to_numpy(zero_copy_only=False)
+    else:
+        no_score = np.zeros(len(n), dtype=bool)
+        b_val = b_arr.to_numpy(zero_copy_only=False)
     if bins is None:
-        with np.errstate(invalid="ignore"):
-            unbinned = ~no_score & ~np.isfinite(b_arr.fill_null(0).to_numpy(
-                zero_copy_only=False).astype(float))
+        finite = np.isfinite(b_val.astype(float, copy=False))
+        unbinned = (~no_score & ~finite) if not finite.all() else no_score & False
     else:  # a score that has a value but no bin
-        unbinned = no_score & has_sum
+        unbinned = no_score & ~table.column("s").is_null().to_numpy(zero_copy_only=False)
     unbinned &= keep
     if unbinned.any():
         total = cols["s"][unbinned].astype(float)
@@ -310,10 +319,11 @@ def score_histograms(data, *, group, label: str, score: str, bins=None, pos_labe
         raise FairboundError(f"bins: some scores of {score!r} are too large for bins={bins} "
                              f"(score * {bins} overflows a 64-bit bin number); give fewer bins "
                              "or explicit edges", param="bins")
-    exclude(MISSING_SCORE, keep & no_score)
-    keep &= ~no_score
-    used = np.zeros(len(distinct), dtype=bool)
-    used[np.unique(yid[keep])] = True
+    if no_score.any():
+        exclude(MISSING_SCORE, keep & no_score)
+        keep &= ~no_score
+    all_kept = bool(keep.all())
+    used = np.bincount(yid if all_kept else yid[keep], minlength=len(distinct)).astype(bool)
     label_values = tuple(sorted(dict.fromkeys(py(v) for v, u in zip(distinct, used, strict=True)
                                               if u), key=sort_key))
     positive = _positive_value(label_values, pos_label, label)
@@ -321,19 +331,33 @@ def score_histograms(data, *, group, label: str, score: str, bins=None, pos_labe
 
     is_pos = np.array([u and _same(py(v), positive) for v, u in zip(distinct, used, strict=True)],
                       dtype=bool)[yid]
-    b_val = b_arr.fill_null(0).to_numpy(zero_copy_only=False)
-    s = np.nan_to_num(cols["s"].astype(float))
-    ss = np.nan_to_num(cols["ss"].astype(float))
-    present = np.unique(gid[keep])
+    s, ss = (cols[k].astype(float, copy=False) for k in ("s", "ss"))
+    # a missing score's sums are NULL (NaN here): 0, in a copy (Arrow's arrays are read-only)
+    s, ss = (np.nan_to_num(x) if np.isnan(x).any() else x for x in (s, ss))
+    present = np.flatnonzero(np.bincount(gid if all_kept else gid[keep],
+                                         minlength=len(keys)))
     if check_groups is not None:
         check_groups(len(present))
     ordered_ids = sorted(present.tolist(), key=lambda j: sort_key(keys[j]))
     ordered = tuple(keys[j] for j in ordered_ids)
-    # each group's rows in scan order: one stable sort, not one pass over all rows per group
-    kept = np.flatnonzero(keep)
-    by_group = kept[np.argsort(gid[kept], kind="stable")]
-    starts = np.searchsorted(gid[by_group], present, side="left")
-    ends = np.searchsorted(gid[by_group], present, side="right")
+    # the engine's table is no longer needed: free it before the per-group arrays are built
+    del table, b_arr, cols
+    _release_arrow_memory()
+    # each group's rows by ascending bin: one sort by bin, then a stable sort by group (a
+    # radix sort when the ids fit 16 bits), not a sort per group nor a pass per group
+    if all_kept:
+        kept = np.argsort(b_val)
+    else:
+        kept = np.flatnonzero(keep)
+        kept = kept[np.argsort(b_val[kept])]
+    del keep
+    small = gid[kept].astype(np.int16 if len(keys) < 2**15 else np.int64)
+    by_group = kept[np.argsort(small, kind="stable")]
+    del kept, small
+    sorted_gid = gid[by_group]
+    starts = np.searchsorted(sorted_gid, present, side="left")
+    ends = np.searchsorted(sorted_gid, present, side="right")
+    del sorted_gid
     span = {int(j): (int(a), int(b)) for j, a, b in zip(present, starts, ends, strict=True)}
     cells = {}
     for j in ordered_ids:
@@ -346,6 +370,16 @@ def score_histograms(data, *, group, label: str, score: str, bins=None, pos_labe
                        collected_bytes=nbytes)
 
 
+def _release_arrow_memory() -> None:
+    """Hand the memory Arrow's pool keeps after the table is freed back to the system."""
+    try:
+        import pyarrow as pa
+
+        pa.default_memory_pool().release_unused()
+    except (ImportError, AttributeError):  # pragma: no cover  (pyarrow < 9)
+        pass
+
+
 def _codes(table, names: list[str]) -> tuple[np.ndarray, list[tuple]]:
     """Row -> id of its combination of values in ``names``, and each combination's values."""
     import pyarrow.compute as pc
@@ -354,28 +388,43 @@ def _codes(table, names: list[str]) -> tuple[np.ndarray, list[tuple]]:
     if rows == 0:
         return np.zeros(0, dtype=np.int64), []
     codes = []
+    encoded = []
     for name in names:
         enc = pc.dictionary_encode(table.column(name).combine_chunks())
+        encoded.append(enc)
         codes.append(enc.indices.fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int64))
-    if len(codes) == 1:  # one column: the same result as the row-wise unique, faster
-        _, first, inv = np.unique(codes[0], return_index=True, return_inverse=True)
-    else:
-        stack = np.stack(codes, axis=1)
-        _, first, inv = np.unique(stack, axis=0, return_index=True, return_inverse=True)
+    if len(codes) == 1:
+        # one column: ids from the dictionary codes by counting, no sort (the same ids and
+        # combinations as np.unique: codes ascending, -1 (a missing value) first)
+        shifted = codes[0] + 1
+        seen = np.flatnonzero(np.bincount(shifted, minlength=len(encoded[0].dictionary) + 1))
+        remap = np.full(len(encoded[0].dictionary) + 1, -1, dtype=np.int64)
+        remap[seen] = np.arange(len(seen))
+        dictionary = encoded[0].dictionary
+        combos = [(None if j == 0 else dictionary[int(j) - 1].as_py(),) for j in seen]
+        return remap[shifted], combos
+    stack = np.stack(codes, axis=1)
+    _, first, inv = np.unique(stack, axis=0, return_index=True, return_inverse=True)
     combos = [tuple(table.column(name)[int(i)].as_py() for name in names) for i in first]
     return inv.reshape(-1), combos
 
 
 def _cell(b, n, is_pos, s, ss, bins) -> dict:
-    """One group's arrays: merge the (label, bin) rows into ascending bins."""
-    codes, inv = np.unique(b, return_inverse=True)
-    inv = inv.reshape(-1)
+    """One group's arrays: merge its (label, bin) rows, given by ascending bin, into bins."""
+    if len(b):
+        first = np.empty(len(b), dtype=bool)
+        first[0] = True
+        np.not_equal(b[1:], b[:-1], out=first[1:])
+    else:
+        first = np.zeros(0, dtype=bool)
+    codes = b[first]
+    inv = np.cumsum(first) - 1
     k = len(codes)
     pos = np.bincount(inv, weights=np.where(is_pos, n, 0), minlength=k)
     neg = np.bincount(inv, weights=np.where(is_pos, 0, n), minlength=k)
     if bins is None:
         values = codes.astype(float)
-        upper = values.copy()
+        upper = values  # each bin is one value (read, never written)
     elif isinstance(bins, int):
         codes = codes.astype(np.int64)
         values, upper = codes / bins, (codes + 1) / bins

@@ -25,10 +25,11 @@ Per pair of groups (:func:`fairbound.audits.pairing.pairs`), one row per claim
 * ``calibration_ece`` - ``ECE_A - ECE_B`` from per-bin intervals simultaneous over the bins
   (asymptotic); the verdict names the group whose scores are less well calibrated;
 * ``selection_rate_sweep``, ``tpr_sweep``, ``fpr_sweep`` - the rate of ``score >= t`` per
-  group at every threshold ``t`` and the gap with a band simultaneous over all thresholds
-  (DKW: finite-sample; or sup-t: asymptotic).  The row's estimate is ``max_t |gap(t)|`` with
-  an interval for it (as for equalized odds' ``max |gap|``); "unequal" when the band
-  excludes 0 at some threshold.
+  group at every threshold ``t`` (every distinct score, or a grid of at most
+  ``sweep_thresholds`` of them, 1,000 by default) and the gap with a band simultaneous over
+  all thresholds (DKW: finite-sample; or sup-t: asymptotic).  The row's estimate is
+  ``max_t |gap(t)|`` with an interval for it (as for equalized odds' ``max |gap|``);
+  "unequal" when the band excludes 0 at some threshold.
 
 With ``error_control="family"`` (default) every row of every pair is one member of a
 Bonferroni family: each interval is at level ``1 - alpha / m`` (``m``: the estimable rows),
@@ -51,7 +52,14 @@ from fairbound._validate import check_choice, check_columns, check_seed
 
 # SMALL_GROUP: groups with fewer rows in a denominator get a note and a warning
 from fairbound._words import SMALL_GROUP
-from fairbound.audits.contract import LegacyResultInterval, TupleCompatibleMethod, row_intervals
+from fairbound.audits.contract import (
+    ComparisonRows,
+    JsonMethod,
+    LegacyResultInterval,
+    TupleCompatibleMethod,
+    row_intervals,
+    shown_interval,
+)
 from fairbound.audits.control import (
     ERROR_CONTROLS,
     SHORT_NAMES,
@@ -79,6 +87,7 @@ from fairbound.errors import FairboundError, SmallGroupWarning
 from fairbound.stats.base import ConfidenceInterval, NotEstimable, check_confidence_level
 from fairbound.stats.scores import (
     BANDS,
+    DEFAULT_MAX_THRESHOLDS,
     GUARANTEE_ASYMPTOTIC,
     GUARANTEE_FINITE,
     TRANSFORMS,
@@ -287,13 +296,10 @@ class ScoreComparison:
         This was a property holding the tuple; reading it without calling it still gives
         the tuple for one release, with a :class:`DeprecationWarning`.
         """
-        if confidence_level is not None:
-            check_confidence_level(confidence_level)
-            raise FairboundError(
-                "confidence_level: a score comparison keeps no histograms, so its interval "
-                "cannot be recomputed on its own; use ScoreAuditResult.recompute("
-                "confidence_level=...)", param="confidence_level")
-        return ConfidenceInterval(self.low, self.high)
+        return shown_interval(
+            self, confidence_level, "a score comparison keeps no histograms, so its interval "
+            "cannot be recomputed on its own; use ScoreAuditResult.recompute("
+            "confidence_level=...)")
 
     @property
     def sweep(self):
@@ -329,12 +335,14 @@ class ScoreComparison:
                 "n_a": int(d.n_a), "n_b": int(d.n_b), "thresholds": _list(d.thresholds),
                 "rate_a": _list(d.rate_a), "rate_b": _list(d.rate_b), "gap": _list(d.gap),
                 "low": _list(d.low), "high": _list(d.high),
-                "established": _list(d.established)}
+                "established": _list(d.established),
+                "grid": bool(getattr(d, "grid", False)),
+                "resolution": _clean(getattr(d, "resolution", 0.0))}
         return out
 
 
 @dataclass(frozen=True)
-class ScoreAuditResult:
+class ScoreAuditResult(JsonMethod, ComparisonRows):
     """What a score audit found, with the histograms to recompute it.
 
     Attributes
@@ -384,6 +392,9 @@ class ScoreAuditResult:
         fairbound version and UTC time.
     histograms : dict
         Group -> :class:`~fairbound.stats.scores.ScoreHistogram`.
+    sweep_thresholds : int or None
+        Most thresholds per sweep (a grid beyond; :func:`~fairbound.stats.scores.sweep_grid`),
+        or ``None``: every distinct score (asked for as ``sweep_thresholds="all"``).
     """
 
     groups: tuple[GroupScores, ...]
@@ -410,6 +421,7 @@ class ScoreAuditResult:
     version: str
     created: str
     histograms: dict = field(default_factory=dict, repr=False, compare=False)
+    sweep_thresholds: int | None = DEFAULT_MAX_THRESHOLDS
 
     def __repr__(self) -> str:
         n_gap = len(self.biased)
@@ -418,12 +430,6 @@ class ScoreAuditResult:
         kind = "exact AUC" if self.exact else f"binned AUC ({self.binning})"
         return (f"ScoreAuditResult({len(self.groups)} groups, {len(self.comparisons)} "
                 f"comparisons ({self.comparison}), {n_gap} with a gap; {control}; {kind})")
-
-    def __len__(self) -> int:
-        return len(self.comparisons)
-
-    def __iter__(self):
-        return iter(self.comparisons)
 
     @property
     def biased(self) -> tuple[ScoreComparison, ...]:
@@ -446,10 +452,12 @@ class ScoreAuditResult:
 
     def recompute(self, *, confidence_level: float | None = None,
                   error_control: str | None = None, band: str | None = None,
-                  transform: str | None = None, seed: int | None = None) -> ScoreAuditResult:
+                  transform: str | None = None, seed: int | None = None,
+                  sweep_thresholds: int | str | None = None) -> ScoreAuditResult:
         """The audit at another level, error control, band or transform, from the histograms.
 
-        Arguments left out keep their values in this result.
+        Arguments left out keep their values in this result (``sweep_thresholds="all"``
+        sweeps every distinct score; a whole number, at most that many thresholds).
 
         Examples
         --------
@@ -470,13 +478,16 @@ class ScoreAuditResult:
         t = self.transform if transform is None else _check_choice(transform, TRANSFORMS,
                                                                    "transform")
         s = self.seed if seed is None else check_seed(seed)
+        k = (self.sweep_thresholds if sweep_thresholds is None
+             else check_sweep_thresholds(sweep_thresholds))
         groups, comps, n_tests = _build(
             self.histograms, [g.group for g in self.groups], self.comparison, self.reference,
             confidence_level=rho, error_control=control, band=b, transform=t, seed=s,
-            calibration_bins=self.calibration_bins if self.calibration else None)
+            calibration_bins=self.calibration_bins if self.calibration else None,
+            sweep_thresholds=k)
         return replace(self, groups=groups, comparisons=comps, n_tests=n_tests,
                        confidence_level=rho, error_control=control, band=b, transform=t,
-                       seed=s)
+                       seed=s, sweep_thresholds=k)
 
     def confidence_interval(self, confidence_level: float | None = None
                             ) -> ConfidenceInterval:
@@ -563,15 +574,12 @@ class ScoreAuditResult:
             "calibration_bins": (self.calibration_bins if isinstance(self.calibration_bins,
                                                                      int | None)
                                  else _list(self.calibration_bins)),
-            "seed": self.seed, "groups": groups,
+            "seed": self.seed,
+            "sweep_thresholds": ("all" if self.sweep_thresholds is None
+                                 else self.sweep_thresholds),
+            "groups": groups,
             "comparisons": [c.to_dict() for c in self.comparisons],
         }
-
-    def to_json(self, path=None, *, indent: int = 2) -> str:
-        """The result as JSON text; also written to ``path`` when given."""
-        from fairbound._io import json_text
-
-        return json_text(self.to_dict(), path, indent=indent)
 
     def summary(self) -> list[str]:
         """Plain-language sentences, claimed gaps first."""
@@ -657,6 +665,29 @@ def _validate(group, label, score, bins, comparison, reference, confidence_level
     return (tuple(groups), bins, *_check_options(comparison, reference, confidence_level,
                                                  error_control, band, transform,
                                                  calibration_bins, seed))
+
+
+def check_sweep_thresholds(value) -> int | None:
+    """``sweep_thresholds`` normalised: a whole number >= 3, or ``None`` for ``"all"``.
+
+    Examples
+    --------
+    >>> check_sweep_thresholds("all"), check_sweep_thresholds(500), check_sweep_thresholds("200")
+    (None, 500, 200)
+    """
+    if value is None:
+        return None
+    if isinstance(value, str):
+        text = value.strip().lower()
+        if text == "all":
+            return None
+        if text.isdigit():
+            value = int(text)
+    if (isinstance(value, numbers.Integral) and not isinstance(value, bool)
+            and int(value) >= 3):
+        return int(value)
+    raise FairboundError(f"sweep_thresholds must be a whole number >= 3 or 'all'; got "
+                         f"{value!r}", param="sweep_thresholds")
 
 
 def _check_options(comparison, reference, confidence_level, error_control, band, transform,
@@ -778,17 +809,20 @@ def _estimable(metric: str, ha: ScoreHistogram, hb: ScoreHistogram) -> str | Non
     return None
 
 
-def _abs_bounds(lo, hi) -> tuple[float, float]:
-    """Range of ``|x|`` over ``[lo, hi]``."""
-    if lo <= 0 <= hi:
-        return 0.0, max(-lo, hi)
-    return min(abs(lo), abs(hi)), max(abs(lo), abs(hi))
+def _abs_bounds(lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Range of ``|x|`` over each ``[lo, hi]``: its least and its largest value (arrays)."""
+    lo_abs, hi_abs = np.abs(lo), np.abs(hi)
+    most = np.maximum(lo_abs, hi_abs)
+    least = np.where((lo <= 0) & (hi >= 0), 0.0, np.minimum(lo_abs, hi_abs))
+    return least, most
 
 
 def _sweep_row(sw, ga, gb, metric, level) -> ScoreComparison:
     ok = np.isfinite(sw.low) & np.isfinite(sw.high)
     band = "DKW (Massart)" if sw.band == "dkw" else "sup-t (simulated)"
-    method = f"{band} band over {len(sw.thresholds)} thresholds"
+    grid = bool(getattr(sw, "grid", False))
+    method = (f"{band} band over a grid of {len(sw.thresholds)} thresholds" if grid
+              else f"{band} band over {len(sw.thresholds)} thresholds")
     if not ok.any():
         return ScoreComparison(ga, gb, metric, math.nan, math.nan, math.nan, level,
                                NOT_ESTIMABLE, sw.guarantee, method, note="the band is not "
@@ -796,9 +830,11 @@ def _sweep_row(sw, ga, gb, metric, level) -> ScoreComparison:
                                detail=sw)
     gaps = np.abs(sw.gap[ok])
     i = int(np.argmax(gaps))
-    bounds = [_abs_bounds(lo, hi) for lo, hi in zip(sw.low[ok], sw.high[ok], strict=True)]
-    lo = max(b[0] for b in bounds)
-    hi = max(b[1] for b in bounds)
+    # max_t |gap(t)| lies between the largest least |x| and the largest most |x| over the
+    # thresholds' band intervals (whenever the band holds at every one of them)
+    least, most = _abs_bounds(sw.low[ok], sw.high[ok])
+    lo = float(np.max(least))
+    hi = float(np.max(most))
     est = float(gaps[i])
     t_star = float(sw.thresholds[ok][i])
     est_t = sw.established & ok
@@ -815,12 +851,15 @@ def _sweep_row(sw, ga, gb, metric, level) -> ScoreComparison:
     else:
         note = f"no threshold established; largest |gap| {est:.3f} at threshold {t_star:g}"
         v = NO_EVIDENCE
+    if grid:
+        note += (f"; on a grid of {len(sw.thresholds)} thresholds: |gap| at any other "
+                 f"threshold is at most {sw.resolution:.4f} above the grid's largest")
     return ScoreComparison(ga, gb, metric, est, lo, hi, level, v, sw.guarantee, method,
                            threshold=t_star, note=note, detail=sw)
 
 
 def _pair_rows(ga, gb, ha, hb, metrics, level, live, transform, band, cal_bins,
-               seed) -> list[ScoreComparison]:
+               seed, max_thresholds=DEFAULT_MAX_THRESHOLDS) -> list[ScoreComparison]:
     rows = []
     for metric in metrics:
         why = live.get(metric)
@@ -876,13 +915,15 @@ def _pair_rows(ga, gb, ha, hb, metrics, level, live, transform, band, cal_bins,
                                         note=note, detail=g))
         else:
             sw = threshold_sweep(ha, hb, rate=SWEEP_RATES[metric], band=band,
-                                 confidence_level=level, seed=seed)
+                                 confidence_level=level, seed=seed,
+                                 max_thresholds=max_thresholds)
             rows.append(_sweep_row(sw, ga, gb, metric, level))
     return rows
 
 
 def _build(hists: dict, order: list, comparison: str, reference, *, confidence_level: float,
-           error_control: str, band: str, transform: str, seed: int, calibration_bins):
+           error_control: str, band: str, transform: str, seed: int, calibration_bins,
+           sweep_thresholds=DEFAULT_MAX_THRESHOLDS):
     """Per-group results and every row, under the error control."""
     compared = pairs(order, comparison, reference)
     metrics = [m for m in METRICS if calibration_bins is not None
@@ -909,7 +950,7 @@ def _build(hists: dict, order: list, comparison: str, reference, *, confidence_l
         rows: list[ScoreComparison] = []
         for ga, gb, ha, hb, live in plan:
             rows.extend(_pair_rows(ga, gb, ha, hb, metrics, level, live, transform, band,
-                                   calibration_bins, seed))
+                                   calibration_bins, seed, sweep_thresholds))
         return rows
 
     rows = controlled(build, error_control=error_control, confidence_level=confidence_level,
@@ -926,7 +967,9 @@ def score_audit_histograms(histograms, *, comparison: str = "pairwise", referenc
                            columns: dict | None = None, positive: Any = 1,
                            n_rows: int | None = None, excluded: dict | None = None,
                            engine: str = "none",
-                           max_comparisons: int = MAX_COMPARISONS) -> ScoreAuditResult:
+                           max_comparisons: int = MAX_COMPARISONS,
+                           sweep_thresholds: int | str | None = DEFAULT_MAX_THRESHOLDS
+                           ) -> ScoreAuditResult:
     """A score audit from per-group histograms (what :func:`score_audit` runs after its scan).
 
     Parameters
@@ -938,7 +981,7 @@ def score_audit_histograms(histograms, *, comparison: str = "pairwise", referenc
         As for :func:`score_audit`.
     source, columns, positive, n_rows, excluded, engine
         Provenance recorded in the result.
-    max_comparisons : int
+    max_comparisons, sweep_thresholds : int
         As for :func:`score_audit`.
 
     Returns
@@ -970,6 +1013,7 @@ def score_audit_histograms(histograms, *, comparison: str = "pairwise", referenc
     comparison, rho, control, band, transform, cal, seed = _check_options(
         comparison, reference, confidence_level, error_control, band, transform,
         calibration_bins, seed)
+    sweep_k = check_sweep_thresholds(sweep_thresholds)
     from fairbound.audits.pairing import check_max_comparisons
 
     limit = check_max_comparisons(max_comparisons)
@@ -988,7 +1032,8 @@ def score_audit_histograms(histograms, *, comparison: str = "pairwise", referenc
                       SmallGroupWarning, stacklevel=3)
     groups, comps, m = _build(histograms, order, comparison, reference,
                               confidence_level=rho, error_control=control, band=band,
-                              transform=transform, seed=seed, calibration_bins=cal_bins)
+                              transform=transform, seed=seed, calibration_bins=cal_bins,
+                              sweep_thresholds=sweep_k)
     first = histograms[order[0]]
     return ScoreAuditResult(
         groups=groups, comparisons=comps, comparison=comparison, reference=reference,
@@ -1000,7 +1045,7 @@ def score_audit_histograms(histograms, *, comparison: str = "pairwise", referenc
         excluded=dict(excluded or {}), engine=engine, source=source, seed=seed,
         version=__version__,
         created=_dt.datetime.now(_dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
-        histograms=dict(histograms))
+        histograms=dict(histograms), sweep_thresholds=sweep_k)
 
 
 def score_audit(data, *, group, label: str, score: str, bins=None,
@@ -1008,7 +1053,8 @@ def score_audit(data, *, group, label: str, score: str, bins=None,
                 error_control: str = "family", pos_label=None, where: str | None = None,
                 band: str = "dkw", transform: str = "none", calibration_bins=None,
                 seed: int = 0, max_comparisons: int = MAX_COMPARISONS,
-                engine: str = "auto") -> ScoreAuditResult:
+                engine: str = "auto",
+                sweep_thresholds: int | str | None = DEFAULT_MAX_THRESHOLDS) -> ScoreAuditResult:
     """Audit a model's scores by group: AUC, calibration and threshold sweeps, with verdicts.
 
     Parameters
@@ -1062,6 +1108,13 @@ def score_audit(data, *, group, label: str, score: str, bins=None,
     engine : {'auto', 'duckdb', 'spark'}
         ``auto``: Spark for a Spark DataFrame, DuckDB otherwise; ``spark`` with a file
         path reads it with the active Spark session (``docs/engines.md``).
+    sweep_thresholds : int or 'all'
+        Most thresholds per threshold sweep (default 1,000): when the two groups of a row
+        have more distinct scores than this, the sweep runs on a grid of each group's
+        quantiles (:func:`~fairbound.stats.scores.sweep_grid`), and the row's note gives the
+        grid's resolution.  ``'all'``: every distinct score (the JSON and the
+        report then carry a point per distinct score).  Exact AUCs and calibration do not
+        depend on it.
 
     Returns
     -------
@@ -1104,6 +1157,7 @@ def score_audit(data, *, group, label: str, score: str, bins=None,
         group, label, score, bins, comparison, reference, confidence_level, error_control,
         band, transform, calibration_bins, seed, where)
     limit = check_max_comparisons(max_comparisons)
+    sweep_k = check_sweep_thresholds(sweep_thresholds)
     gname = " & ".join(groups)
     # the limit, as soon as the scan's groups are known (without the calibration rows,
     # which need the score range: the exact count follows before any interval)
@@ -1120,13 +1174,16 @@ def score_audit(data, *, group, label: str, score: str, bins=None,
                  empty=f"column {gname!r} has no rows with a group, label and score "
                        f"({counts.n_rows:,} rows scanned; excluded: {dict(counts.excluded)})")
     hists = histograms_from_counts(counts)
+    # the histograms hold their own arrays: the engine's are freed before the audit runs
+    provenance = {"source": counts.source, "positive": counts.pos_label,
+                  "n_rows": counts.n_rows, "excluded": counts.excluded,
+                  "engine": counts.engine}
+    del counts
     return score_audit_histograms(
         hists, comparison=comparison, reference=reference, confidence_level=rho,
         error_control=control, band=band, transform=transform, calibration_bins=cal,
-        seed=seed, source=counts.source,
-        columns={"group": list(groups), "label": label, "score": score},
-        positive=counts.pos_label, n_rows=counts.n_rows, excluded=counts.excluded,
-        engine=counts.engine, max_comparisons=limit)
+        seed=seed, columns={"group": list(groups), "label": label, "score": score},
+        max_comparisons=limit, sweep_thresholds=sweep_k, **provenance)
 
 
 __all__ = ["METRICS", "SCHEMA", "SCORE_ERROR_CONTROLS", "GroupScores", "ScoreAuditResult",

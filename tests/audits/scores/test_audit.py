@@ -23,7 +23,7 @@ from fairbound.cli import main
 from fairbound.errors import FairboundError
 from fairbound.stats.scores import ScoreHistogram
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[3]
 COMPAS = REPO.parent / "shared" / "data" / "compas" / "compas-scores-two-years.csv"
 
 
@@ -447,3 +447,108 @@ def test_cli_table_names_the_calibration_note(tmp_path, capsys):
     assert "calibration not computed" in out
     assert not math.isnan(float(json.loads(
         score_audit(df, group="g", label="y", score="s").to_json())["groups"][0]["auc"]))
+
+
+# ----------------------------------------------------------------------------- speed work
+
+
+def continuous(n: int = 4000, seed: int = 7) -> pd.DataFrame:
+    """Three groups of continuous probability scores: nearly every score distinct."""
+    rng = np.random.default_rng(seed)
+    g = rng.choice(np.array(["a", "b", "c"], dtype=object), n, p=[0.5, 0.3, 0.2])
+    y = (rng.random(n) < 0.4).astype(int)
+    x = rng.normal(size=n) + np.where(g == "a", 1.5, np.where(g == "b", 1.0, 0.6)) * y
+    return pd.DataFrame({"g": g, "y": y, "s": 1 / (1 + np.exp(-x))})
+
+
+def test_exact_auc_of_continuous_scores_equals_sklearn_to_1e12():
+    sk = pytest.importorskip("sklearn.metrics")
+    df = continuous(4000)
+    r = score_audit(df, group="g", label="y", score="s")
+    assert r.exact
+    for g, d in df.groupby("g"):
+        assert abs(r.group(g).auc.estimate - sk.roc_auc_score(d["y"], d["s"])) < 1e-12
+
+
+def test_default_sweep_is_a_grid_and_all_is_every_distinct_score():
+    df = continuous()
+    r = score_audit(df, group="g", label="y", score="s")
+    full = score_audit(df, group="g", label="y", score="s", sweep_thresholds="all")
+    assert r.sweep_thresholds == 1000 and full.sweep_thresholds is None
+    assert r.to_dict()["sweep_thresholds"] == 1000
+    assert full.to_dict()["sweep_thresholds"] == "all"
+    sweeps = [c["sweep"] for c in r.to_dict()["comparisons"] if c.get("sweep")]
+    assert sweeps and all(s["grid"] and 0 < s["resolution"] < 0.05 for s in sweeps)
+    assert all(not c["sweep"]["grid"] and c["sweep"]["resolution"] == 0
+               for c in full.to_dict()["comparisons"] if c.get("sweep"))
+    for c, f in zip(r.comparisons, full.comparisons, strict=True):
+        if c.sweep is None:  # AUC and calibration do not depend on the sweep grid
+            assert (c.estimate, c.low, c.high, c.verdict) == (f.estimate, f.low, f.high,
+                                                              f.verdict)
+            continue
+        n_all = len(np.union1d(r.histograms[c.group_a].values, r.histograms[c.group_b].values))
+        assert len(f.sweep.thresholds) == n_all > 1000 >= len(c.sweep.thresholds)
+        assert "grid of" in c.method and "grid of" in c.note and "grid" not in f.method
+        # the grid's band is the full sweep's at the same thresholds, bit for bit
+        at = np.searchsorted(f.sweep.thresholds, c.sweep.thresholds)
+        assert np.array_equal(f.sweep.low[at], c.sweep.low)
+        assert np.array_equal(f.sweep.high[at], c.sweep.high)
+        # the largest gap on the grid is within the stated resolution of the full one
+        assert c.estimate <= f.estimate <= c.estimate + c.sweep.resolution + 1e-12
+    # recompute from the histograms, without the data, gives the full sweep
+    again = r.recompute(sweep_thresholds="all")
+    assert [(c.estimate, c.low, c.high) for c in again.comparisons] == \
+        [(c.estimate, c.low, c.high) for c in full.comparisons]
+
+
+def _reference_sweep_bounds(sw):
+    """The former per-threshold loop of the sweep row (the reference for the arrays)."""
+    ok = np.isfinite(sw.low) & np.isfinite(sw.high)
+    bounds = []
+    for lo, hi in zip(sw.low[ok].tolist(), sw.high[ok].tolist(), strict=True):
+        if lo <= 0 <= hi:
+            bounds.append((0.0, max(-lo, hi)))
+        else:
+            bounds.append((min(abs(lo), abs(hi)), max(abs(lo), abs(hi))))
+    return max(b[0] for b in bounds), max(b[1] for b in bounds)
+
+
+@pytest.mark.parametrize("band", ["dkw", "sup-t"])
+def test_sweep_row_interval_equals_the_former_loop(band):
+    r = score_audit(planted(800, seed=4, probabilities=True), group="g", label="y",
+                    score="s", band=band, sweep_thresholds="all")
+    rows = [c for c in r.comparisons if c.sweep is not None and c.estimable]
+    assert rows
+    for c in rows:
+        assert (c.low, c.high) == _reference_sweep_bounds(c.sweep)
+
+
+@pytest.mark.parametrize("bad", [0, 2, "some", 1.5, True])
+def test_bad_sweep_thresholds_is_one_line(bad):
+    with pytest.raises(FairboundError, match="sweep_thresholds must be a whole number >= 3 "
+                                             "or 'all'") as info:
+        score_audit(planted(300), group="g", label="y", score="s", sweep_thresholds=bad)
+    assert info.value.param == "sweep_thresholds"
+
+
+def test_cli_sweep_thresholds(tmp_path, capsys):
+    path = tmp_path / "c.csv"
+    continuous(1500).to_csv(path, index=False)
+    out = tmp_path / "r.json"
+    args = ["scores", str(path), "-g", "g", "-y", "y", "-s", "s", "--json", str(out)]
+    assert main([*args, "--sweep-thresholds", "50"]) == 0
+    d = json.loads(out.read_text())
+    assert d["sweep_thresholds"] == 50
+    sizes = [len(c["sweep"]["thresholds"]) for c in d["comparisons"] if c.get("sweep")]
+    assert sizes and max(sizes) <= 50
+    out.unlink()
+    assert main([*args, "--sweep-thresholds", "all"]) == 0
+    d = json.loads(out.read_text())
+    assert d["sweep_thresholds"] == "all"
+    assert max(len(c["sweep"]["thresholds"]) for c in d["comparisons"] if c.get("sweep")) > 50
+    capsys.readouterr()
+    out.unlink()
+    assert main([*args, "--sweep-thresholds", "lots"]) == 2
+    assert not out.exists()
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "sweep_thresholds must be a whole number >= 3 or 'all'" in err[0]
