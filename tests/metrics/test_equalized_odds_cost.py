@@ -96,3 +96,55 @@ def test_json_and_summary_name_it(data):
 
     validate_audit_json(d)  # the published JSON schema accepts it
     assert any("equalized_odds_cost: error rate" in s for s in res.summary())
+
+
+def test_both_readings_of_the_paper_and_the_note(data):
+    """Over all rows it is accuracy_parity; over rows with y = 1, equal_opportunity."""
+    from fairbound.metrics import EQUALIZED_ODDS_COST_NOTE
+
+    m = get_metric("equalized_odds_cost")
+    assert m.note == EQUALIZED_ODDS_COST_NOTE
+    for word in ("accuracy_parity", "equal_opportunity", "y = 1", "equalized_odds"):
+        assert word in m.summary and word in m.note
+    res = fairbound.audit(data, group="g", label="y", prediction="p",
+                          metrics=["equalized_odds_cost", "accuracy_parity"], method="bbu")
+    eo = [c for c in res.comparisons if c.metric == "equalized_odds_cost"]
+    acc = {(c.group_a, c.group_b): c for c in res.comparisons
+           if c.metric == "accuracy_parity"}
+    for c in eo:  # reading 1: the same counts as accuracy_parity, so the same numbers
+        a = acc[(c.group_a, c.group_b)]
+        assert (c.a.n, c.a.count, c.b.n, c.b.count) == (a.a.n, a.a.count, a.b.n, a.b.count)
+        assert (c.estimate, c.low, c.high) == pytest.approx((a.estimate, a.low, a.high))
+        assert c.verdict == a.verdict
+        assert EQUALIZED_ODDS_COST_NOTE in c.note
+        assert EQUALIZED_ODDS_COST_NOTE not in a.note
+    frame = res.to_frame()
+    rows = frame[frame["metric"] == "equalized_odds_cost"]
+    assert rows["note"].str.contains("use equalized_odds").all()
+    d = json.loads(res.to_json())
+    assert all(EQUALIZED_ODDS_COST_NOTE in c["note"] for c in d["comparisons"]
+               if c["metric"] == "equalized_odds_cost")
+    # reading 2: the annotation function of equal opportunity keeps the rows with y = 1,
+    # where [y_hat != y] = 1 - y_hat: the metric collapses to equal_opportunity
+    pos = data[data["y"] == 1]
+    r2 = fairbound.audit(pos, group="g", label="y", prediction="p",
+                         metrics=["equalized_odds_cost"], method="bbu")
+    r3 = fairbound.audit(data, group="g", label="y", prediction="p",
+                         metrics=["equal_opportunity"], method="bbu")
+    tpr = {(c.group_a, c.group_b): c for c in r3.comparisons}
+    for c in r2.comparisons:
+        t = tpr[(c.group_a, c.group_b)]
+        # the same per-group cost counts, so the same gap and the same verdict
+        assert (c.a.n, c.a.count, c.b.n, c.b.count) == (t.a.n, t.a.count, t.b.n, t.b.count)
+        assert c.estimate == pytest.approx(t.estimate) and c.verdict == t.verdict
+
+
+def test_audit_help_names_both_readings():
+    from typer.testing import CliRunner
+
+    from fairbound.cli import app
+
+    out = CliRunner().invoke(app, ["audit", "--help"], terminal_width=200)
+    text = " ".join(out.output.split())
+    assert out.exit_code == 0
+    assert "the same as accuracy_parity" in text and "use equalized_odds" in text

@@ -80,12 +80,57 @@ def test_compare_pred_columns_json_csv_and_output(benchmarks, tmp_path, capsys):
     t = pd.read_csv(io.StringIO(capsys.readouterr().out))
     assert set(t.level) == {"overall", "domain", "subtopic"}
     assert set(t.subtopic) == {"(all)", *SUBTOPICS}
+    assert set(t.model) == {"m", "(mean)"}  # the mean over the one model, in both
     pd.testing.assert_frame_equal(t, pd.read_csv(out))
     # the bare model name reads the pred_<name> columns too
     assert main(base + ["-p", "m", "--measures", "accuracy", "--by", "none",
                         "--format", "csv"]) == 0
     t = pd.read_csv(io.StringIO(capsys.readouterr().out))
-    assert list(t.measure) == ["accuracy"] and t["drop"].iloc[0] == pytest.approx(acc_o - acc_e)
+    assert list(t.measure) == ["accuracy"] * 2 and list(t.model) == ["m", "(mean)"]
+    assert t["drop"].iloc[0] == pytest.approx(acc_o - acc_e)
+    assert t["drop"].iloc[1] == pytest.approx(acc_o - acc_e)  # the mean of one model
+
+
+def test_compare_prints_mean_over_models(benchmarks, tmp_path, capsys):
+    # The paper's headline form: the unweighted mean of the models' accuracies on each
+    # benchmark and its drop, in table, json and csv outputs.
+    original, extended = benchmarks
+    o, e = pd.read_csv(original), pd.read_csv(extended)
+    accs = {"m": (0.95, 0.55), "n": (0.9, 0.75), "k": (0.99, 0.4)}
+    for j, (name, (ao, ae)) in enumerate(accs.items()):
+        for t, acc in ((o, ao), (e, ae)):
+            rng = np.random.default_rng(len(t) + j)
+            t[f"pred_{name}"] = np.where(rng.random(len(t)) < acc, "neutral", "entailment")
+    o.to_csv(tmp_path / "o.csv", index=False)
+    e.to_csv(tmp_path / "e.csv", index=False)
+    direct_o = np.mean([(o.loc[o.hypothesis_type != "test", f"pred_{m}"] == "neutral").mean()
+                        for m in accs])
+    direct_e = np.mean([(e[f"pred_{m}"] == "neutral").mean() for m in accs])
+    capsys.readouterr()
+    base = ["nli", "compare", "--original", str(tmp_path / "o.csv"), "--extended",
+            str(tmp_path / "e.csv"), "--n-resamples", "100", "--measures", "accuracy",
+            "--by", "none"]
+    assert main(base + ["--format", "json"]) == 0
+    d = json.loads(capsys.readouterr().out)
+    mean = d["mean_over_models"][0]
+    assert mean["model"] == "(mean)" and mean["n_models"] == 3
+    assert mean["original"] == pytest.approx(direct_o)
+    assert mean["extended"] == pytest.approx(direct_e)
+    assert mean["drop"] == pytest.approx(direct_o - direct_e)
+    assert mean["drop_low"] < mean["drop"] < mean["drop_high"]
+    # The table on stdout and, with -o, the frame that --format csv prints (the same
+    # to_frame(with_mean=True): test_compare_pred_columns_json_csv_and_output compares them).
+    out = tmp_path / "rows.csv"
+    assert main(base + ["-o", str(out)]) == 0
+    text = capsys.readouterr().out
+    t = pd.read_csv(out)
+    assert list(t.model) == ["m", "n", "k", "(mean)"]
+    row = t[t.model == "(mean)"].iloc[0]
+    assert row["drop"] == pytest.approx(direct_o - direct_e)
+    assert row["drop"] == pytest.approx(t["drop"].iloc[:3].mean())
+    assert "mean over the 3 model(s), unweighted" in text
+    assert (f"mean of 3 model(s): accuracy {direct_o:.3g} (BBNLI) -> {direct_e:.3g} "
+            f"(BBNLI-next), drop {direct_o - direct_e:.3g}") in text
 
 
 @pytest.mark.parametrize(("extra", "start"), [
@@ -104,7 +149,7 @@ def test_compare_pred_columns_json_csv_and_output(benchmarks, tmp_path, capsys):
     (["--label-map", LABEL_MAP], "error: label_map: --label-map "
                                  "'LABEL_0=contradiction,LABEL_1=neutral,LABEL_2=entailment' "
                                  "has no effect: no local model folder"),
-    (["-o", "out.xlsx"], "error: --output: unsupported file type '.xlsx'"),
+    (["-o", "out.xlsx"], "error: --out: unsupported file type '.xlsx'"),
 ])
 def test_compare_bad_options_one_line(benchmarks, tmp_path, capsys, extra, start):
     original, extended = _with_columns(benchmarks, tmp_path, 0.9, 0.6)
@@ -178,6 +223,13 @@ def test_compare_two_tiny_models(benchmarks, tiny_models, tmp_path, capsys):
         accuracy_line = [ln for ln in block if ln.strip().startswith("accuracy")][0]
         assert accuracy_line.rstrip().endswith(cell)
         assert f"{name}: accuracy " in text  # the summary line
+    # The unweighted mean of the two models on each benchmark and its drop (the headline).
+    mean = t[(t.model == "(mean)") & (t.level == "overall") & (t.measure == "accuracy")]
+    assert len(mean) == 1 and mean["n_models"].iloc[0] == 2
+    for col in ("original", "extended", "drop"):
+        assert mean[col].iloc[0] == pytest.approx(np.mean([r[col] for r in acc.values()]))
+    assert "mean over the 2 model(s), unweighted" in text
+    assert "mean of 2 model(s): accuracy " in text
 
     # A pred_<model> column of a table is used instead of running the model.
     small_o, small_e = _one_subtopic(benchmarks, tmp_path)
@@ -268,38 +320,79 @@ def test_extend_help_mentions_212_and_label_map():
     compare = _flat_help(["nli", "compare"])
     for option in ("--original", "--extended", "--model", "--pairing", "--by",
                    "--confidence", "--n-resamples", "--seed", "--label-map", "--format",
-                   "--output"):
+                   "--out"):
         assert option in compare, option
+
+
+# Table 9 of Baldini et al. (2023), transcribed cell by cell from the seed
+# (shared/seeds/004_c30699e65884f121.txt, around line 1110), independently of fairbound's
+# constant: paper name, BBNLI file name, masked templates.
+TABLE9 = [
+    ("gender", "man_is_to_breadwinner", "man_is_to_breadwinner", 8),
+    ("gender", "man_is_to_programmer", "man_is_to_programmer", 10),
+    ("gender", "man_is_to_rational", "man_is_to_rational", 9),
+    ("gender", "man_is_to_surgeon", "man_is_to_surgeon", 10),
+    ("gender", "woman_is_to_homemaker", "woman_is_to_homemaker", 11),
+    ("race", "Asian_men_to_feminine", "asian_men_to_feminine", 16),
+    ("race", "Black_is_to_criminal", "black_is_to_criminal", 23),
+    ("race", "Black_is_to_ghetto", "black_is_to_impoverished", 29),
+    ("race", "Black_is_to_drugs", "black_people_use_drugs", 13),
+    ("race", "white_is_to_clean", "white_is_to_clean", 15),
+    ("religion", "Catholic_woman_is_to_kids", "catholic_woman_to_many_kids", 11),
+    ("religion", "Jewish_woman_is_to_kids", "jewish_woman_to_many_kids", 12),
+    ("religion", "Mormon_man_to_oppressive", "mormon_man_to_oppressive", 8),
+    ("religion", "Muslim_man_to_many_wives", "muslim_man_to_many_wives", 9),
+    ("religion", "Muslim_man_to_oppressive", "muslim_man_to_oppressive", 12),
+    ("religion", "Muslim_women_to_invisible", "muslim_women_to_invisible", 16),
+]
+# Table 10 (masked samples after the expansion), in the same order.
+TABLE10 = [256, 570, 180, 324, 440, 170, 288, 340, 480, 250, 152, 108, 160, 144, 150, 144]
 
 
 def test_masked_templates_counts(capsys):
     assert main(["nli", "masked-templates", "--counts", "--format", "csv"]) == 0
     t = pd.read_csv(io.StringIO(capsys.readouterr().out))
     per = t[t.subtopic != "(all)"]
-    assert len(per) == 16 and per.subtopic.is_unique
-    assert (per.masked_templates > 0).all()
+    # All 16 cells of Table 9, in the paper's order, with its names and the BBNLI files.
+    assert list(per.itertuples(index=False, name=None))[0][:3] == (
+        "gender", "man_is_to_breadwinner", "man_is_to_breadwinner")
+    got = list(zip(per.domain, per.paper_subtopic, per.subtopic, per.masked_templates,
+                   strict=True))
+    assert got == TABLE9
+    assert list(per.paper_templates) == [c for *_, c in TABLE9]
+    assert (per.templates_difference == 0).all()
+    # Table 10 beside fairbound's masked samples, with the difference per cell.
+    assert list(per.paper_samples) == TABLE10
+    assert (per.samples_difference == per.masked_samples - per.paper_samples).all()
+    dom = t[(t.subtopic == "(all)") & (t.domain != "(all)")]
+    assert list(dom.masked_templates) == [48, 96, 68]
+    assert list(dom.paper_samples) == [1770, 1528, 858]
     total = t[(t.domain == "(all)") & (t.subtopic == "(all)")].iloc[0]
-    assert total.masked_templates == 212 and total.paper == 212
+    assert total.masked_templates == 212 and total.paper_templates == 212
+    assert total.paper_samples == 4156 and total.masked_samples == per.masked_samples.sum()
     assert main(["nli", "masked-templates", "--counts"]) == 0  # table
     text = capsys.readouterr().out
     assert all(s in text for s in per.subtopic) and "212" in text
+    assert "Black_is_to_ghetto" in text and "Table 10" in text and "4,156" in text
     assert main(["nli", "masked-templates"]) == 0  # --counts is the default
     assert capsys.readouterr().out == text
     assert main(["nli", "masked-templates", "--counts", "--format", "json"]) == 0
     rows = json.loads(capsys.readouterr().out)
-    assert len([r for r in rows if r["subtopic"] != "(all)"]) == 16
+    per_json = [r for r in rows if r["subtopic"] != "(all)"]
+    assert [(r["paper_subtopic"], r["masked_templates"], r["paper_templates"])
+            for r in per_json] == [(p, c, c) for _, p, _, c in TABLE9]
 
 
 def test_masked_templates_check_write_dry_run(tmp_path, capsys):
     assert main(["nli", "masked-templates", "--check"]) == 0
     assert "up to date" in capsys.readouterr().out
     out = tmp_path / "masked"
-    assert main(["nli", "masked-templates", "--write", "--out-dir", str(out)]) == 0
+    assert main(["nli", "masked-templates", "--write", "--out", str(out)]) == 0
     assert len(list(out.glob("*.json"))) == 16
     assert main(["nli", "masked-templates", "--dry-run"]) == 0
     assert "candidates selected" in capsys.readouterr().out
-    assert main(["nli", "masked-templates", "--out-dir", str(out)]) == 2
-    _one_line_error(capsys, "error: out_dir: --out-dir ")
+    assert main(["nli", "masked-templates", "--out", str(out)]) == 2
+    _one_line_error(capsys, "error: out_dir: --out ")
 
 
 @pytest.mark.nlp
@@ -331,4 +424,7 @@ def test_extend_label_map_and_stage_table(tmp_path, tiny_models, capsys):
     assert total["sent_to_validation"] == d["pending"]
     counts = [r for r in d["masked_template_counts"] if r["subtopic"] != "(all)"]
     assert len(counts) == 16
-    assert sum(r["masked_templates"] for r in counts) == 11  # the one template file
+    assert sum(r["masked_templates"] for r in counts) == 12  # the one template file
+    mine = [r for r in counts if r["subtopic"] == "muslim_man_to_oppressive"][0]
+    assert (mine["paper_subtopic"], mine["masked_templates"], mine["paper"],
+            mine["difference"]) == ("Muslim_man_to_oppressive", 12, 12, 0)

@@ -135,7 +135,9 @@ def test_pred_columns_rendering_and_levels():
     assert "stereotype_bias" not in text
     assert "stereotype_bias" in res.to_text(measures=None)
     assert "dom0/sub0" in res.to_text(measures=None)
-    assert len(res.summary().splitlines()) == 2
+    assert len(res.summary().splitlines()) == 3  # two models and their mean
+    assert res.summary().splitlines()[-1].startswith("mean of 2 model(s): accuracy ")
+    assert "mean over the 2 model(s), unweighted" in text
     json.dumps(res.to_dict())
     narrow = res.recompute(confidence_level=0.5)
     w = res.to_frame().eval("drop_high - drop_low")
@@ -165,3 +167,49 @@ def test_disjoint_premises_cannot_be_forced_paired():
                            {"m": ["neutral"] * len(ext)}, pairing="paired")
     with pytest.raises(FairboundError, match="no predictions given"):
         compare_benchmarks(orig, ext)
+
+
+def test_mean_over_models_is_the_headline_form():
+    # The paper's headline (abstract: 95.3% -> 58.6%) is the unweighted mean of the models'
+    # accuracies; Table 13's audit accuracies (95.7, 91.8, 97.4, 96.4) average to 95.3.
+    orig, ext = _synthetic(tag="o"), _synthetic(tag="e")
+    rng = np.random.default_rng(1)
+    for k, (po, pe) in enumerate([(0.95, 0.4), (0.9, 0.7), (0.99, 0.6)]):
+        orig[f"pred_m{k}"] = _predict(orig, dict.fromkeys(range(60), po), rng)
+        ext[f"pred_m{k}"] = _predict(ext, dict.fromkeys(range(60), pe), rng)
+    res = compare_benchmarks(orig, ext, n_resamples=300, measures=["accuracy", "brittleness"])
+    mean = res.mean_over_models()
+    assert set(mean.model) == {"(mean)"} and (mean.n_models == 3).all()
+    row = mean[(mean.measure == "accuracy") & (mean.domain == "(all)")].iloc[0].to_dict()
+    # Accuracies computed directly from the predictions, each model counting once.
+    direct_o = [np.mean(orig[f"pred_m{k}"] == "neutral") for k in range(3)]
+    direct_e = [np.mean(ext[f"pred_m{k}"] == "neutral") for k in range(3)]
+    assert row["original"] == pytest.approx(np.mean(direct_o))
+    assert row["extended"] == pytest.approx(np.mean(direct_e))
+    assert row["drop"] == pytest.approx(np.mean(direct_o) - np.mean(direct_e))
+    # Not the pooled accuracy over all predictions weighted by anything else: the mean of
+    # the per-model rows of the table.
+    t = res.table[(res.table.measure == "accuracy") & (res.table.domain == "(all)")]
+    assert row["original"] == pytest.approx(t.original.mean())
+    # The interval is the percentile interval of the mean of the models' resamples.
+    idx = t.index.to_numpy()
+    boot = (res.resamples_original[:, idx] - res.resamples_extended[:, idx]).mean(axis=1)
+    assert (row["drop_low"], row["drop_high"]) == pytest.approx(
+        tuple(np.quantile(boot, [0.025, 0.975])))
+    assert row["drop_low"] < row["drop"] < row["drop_high"]
+    # The spread of the mean is below that of the models (they share resamples, yet differ).
+    widths = (t.drop_high - t.drop_low).to_numpy()
+    assert row["drop_high"] - row["drop_low"] < widths.max()
+    # Recomputed at another level from the same resamples.
+    narrow = res.recompute(confidence_level=0.5).mean_over_models()
+    nrow = narrow[(narrow.measure == "accuracy")
+                  & (narrow.domain == "(all)")].iloc[0].to_dict()
+    assert nrow["drop_high"] - nrow["drop_low"] < row["drop_high"] - row["drop_low"]
+    # Every output carries it.
+    assert "(mean)" in set(res.to_frame(with_mean=True).model)
+    assert "(mean)" not in set(res.to_frame().model)
+    d = res.to_dict()
+    assert d["mean_over_models"][0]["model"] == "(mean)"
+    json.dumps(d)
+    assert "mean over the 3 model(s), unweighted" in res.to_text()
+    assert f"mean of 3 model(s): accuracy {row['original']:.3g} (BBNLI)" in res.summary()

@@ -1,5 +1,6 @@
 """The BBNLI-next masked-template deriver and the shipped masked templates."""
 
+import dataclasses
 import json
 import re
 from collections import Counter
@@ -10,13 +11,19 @@ import pytest
 from fairbound.errors import FairboundError
 from fairbound.nli import (
     MASK,
+    PAPER_SAMPLES_TOTAL,
+    PAPER_SUBTOPICS,
+    PAPER_TABLE9,
+    PAPER_TABLE10,
     PAPER_TOTAL,
     derive_masked_templates,
     dry_run,
     expand_templates,
     load_masked_templates,
     load_templates,
+    masked_sample_counts,
     masked_template_counts,
+    paper_targets,
     slots_of,
     write_masked_templates,
 )
@@ -91,16 +98,22 @@ def test_source_fixes_only_templatise_the_group(derived):
         assert content <= set(re.findall(r"[a-z]+", text.lower())), (i, text)
 
 
-def test_all_16_subtopics_shipped_in_proportion(derived):
+def test_all_16_subtopics_shipped_as_in_table9(derived):
     masked = load_masked_templates()
     assert len(masked) == 16
     assert {t.subtopic for t in masked} == {t.subtopic for t in load_templates()}
     counts = {t.subtopic: len(t.stereotype_hypotheses) for t in masked}
     assert sum(counts.values()) == PAPER_TOTAL == 212
-    assert counts == derived.targets
-    n_hyp = {t.subtopic: len(t.stereotype_hypotheses) for t in load_templates()}
-    for sub, n in counts.items():  # proportional to the BBNLI stereotype hypotheses
-        assert abs(n - 212 * n_hyp[sub] / sum(n_hyp.values())) < 1
+    assert counts == derived.targets == paper_targets()
+    assert derived.shortfalls == {}  # every subtopic reaches its Table 9 count, no padding
+    # Spot cells of Table 9 (the CLI test checks all 16 against a separate transcription).
+    assert counts["black_is_to_impoverished"] == PAPER_TABLE9["Black_is_to_ghetto"] == 29
+    assert counts["man_is_to_breadwinner"] == 8 and counts["muslim_women_to_invisible"] == 16
+    assert set(PAPER_SUBTOPICS.values()) == set(counts)
+    # Distinct templates in every subtopic.
+    for t in masked:
+        texts = [h for h, *_ in t.stereotype_hypotheses]
+        assert len(set(texts)) == len(texts), t.subtopic
     # The shipped files are what the documented command regenerates.
     assert _stale() == []
     # Each strategy contributes; every shipped hypothesis has its labels and one mask.
@@ -113,6 +126,54 @@ def test_all_16_subtopics_shipped_in_proportion(derived):
             slots_of(h)
 
 
+def test_reserve_word_masks_only_when_a_target_needs_them(derived):
+    # Word masks beyond MAX_WORD_MASKS per hypothesis rank after every other candidate.
+    reserve = [d for d in derived.candidates if d.rank >= 1000]
+    assert reserve and all(d.strategy == "mask-word" for d in reserve)
+    chosen = {(d.subtopic, d.id) for d in derived.selected}
+    used = {d.subtopic for d in reserve if (d.subtopic, d.id) in chosen}
+    assert used == {"black_is_to_impoverished"}  # 29 needs them; 25 candidates without
+    ghetto = [d for d in derived.candidates if d.subtopic == "black_is_to_impoverished"]
+    assert len({d.hypothesis for d in ghetto}) == 29  # every distinct candidate is used
+    # "due to" is a compound preposition: "due" is never masked.
+    assert not any(d.id.endswith("a:due") for d in derived.candidates)
+    # A subtopic is filled by non-reserve candidates first.
+    for sub in {d.subtopic for d in derived.selected}:
+        sel = [d for d in derived.selected if d.subtopic == sub]
+        normal = [d for d in derived.candidates if d.subtopic == sub and d.rank < 1000]
+        if any(d.rank >= 1000 for d in sel):
+            assert all((sub, d.id) in chosen for d in normal
+                       if d.id not in {x[1] for x in derived.dropped if x[0] == sub})
+
+
+def test_shortfall_is_reported_not_padded():
+    templates = load_templates(subtopics=["man_is_to_programmer", "man_is_to_surgeon"])
+    res = derive_masked_templates(templates, overrides=None, targets={
+        "man_is_to_programmer": 500, "man_is_to_surgeon": 5})
+    n = sum(d.subtopic == "man_is_to_programmer" for d in res.selected)
+    distinct = {d.hypothesis for d in res.candidates if d.subtopic == "man_is_to_programmer"}
+    assert n == len(distinct) < 500
+    assert res.shortfalls == {"man_is_to_programmer": 500 - n}
+    assert sum(d.subtopic == "man_is_to_surgeon" for d in res.selected) == 5
+    # The proportional split of earlier versions is still available.
+    prop = derive_masked_templates(templates, overrides=None, targets="proportional",
+                                   total=20)
+    assert prop.targets == {"man_is_to_programmer": 10, "man_is_to_surgeon": 10}
+    with pytest.raises(FairboundError, match="targets: expected a mapping, 'proportional'"):
+        derive_masked_templates(templates, overrides=None, targets="paper-ish")
+
+
+def test_subtopic_outside_table9_needs_targets(tmp_path):
+    t = load_templates(subtopics=["man_is_to_programmer"])[0]
+    other = dataclasses.replace(t, subtopic="my_new_subtopic")
+    with pytest.raises(FairboundError, match="subtopic 'my_new_subtopic' is not in the "
+                                             "paper's Table 9") as exc:
+        derive_masked_templates([other], overrides=None)
+    assert exc.value.param == "targets"
+    res = derive_masked_templates([other], overrides=None, targets={"my_new_subtopic": 4})
+    assert len(res.selected) == 4
+
+
 def test_shipped_templates_expand():
     res = expand_templates(load_masked_templates(), versions=["pro"])
     assert set(res.samples.subtopic) == {t.subtopic for t in load_templates()}
@@ -122,21 +183,42 @@ def test_shipped_templates_expand():
 
 def test_counts_next_to_table9():
     c = masked_template_counts()
-    assert list(c.columns) == ["domain", "subtopic", "bbnli_hypotheses", "masked_templates",
-                               "target", "paper"]
+    assert list(c.columns) == ["domain", "subtopic", "paper_subtopic", "bbnli_hypotheses",
+                               "masked_templates", "paper", "difference"]
     assert len(c) == 16 + 3 + 1
     total = c.iloc[-1]
     assert (total.domain, total.subtopic) == ("(all)", "(all)")
-    assert (int(total.bbnli_hypotheses), int(total.masked_templates), int(total.target),
-            float(total.paper)) == (98, 212, 212, 212.0)
+    assert (int(total.bbnli_hypotheses), int(total.masked_templates), float(total.paper)) == (
+        98, 212, 212.0)
     per = c[c.subtopic != "(all)"]
-    assert per.paper.isna().all()  # the per-subtopic counts of Table 9 are not recorded
-    assert (per.masked_templates == per.target).all()
+    assert dict(zip(per.paper_subtopic, per.paper, strict=True)) == {
+        k: float(v) for k, v in PAPER_TABLE9.items()}
+    assert (per.masked_templates == per.paper).all() and (c.difference == 0).all()
+    assert [PAPER_SUBTOPICS[p] for p in per.paper_subtopic] == list(per.subtopic)
     dom = c[(c.subtopic == "(all)") & (c.domain != "(all)")].set_index("domain")
-    assert dom.masked_templates.to_dict() == {"gender": 59, "race": 81, "religion": 72}
-    # Counts of a subset of templates.
+    assert dom.masked_templates.to_dict() == {"gender": 48, "race": 96, "religion": 68}
+    assert dom.paper.to_dict() == {"gender": 48.0, "race": 96.0, "religion": 68.0}
+    # Counts of a subset of templates: the other subtopics show 0 and a negative difference.
     sub = masked_template_counts(load_masked_templates(subtopics=["man_is_to_programmer"]))
-    assert int(sub.iloc[-1].masked_templates) == 11
+    assert int(sub.iloc[-1].masked_templates) == 10
+    assert int(sub.iloc[-1].difference) == 10 - 212
+
+
+def test_sample_counts_next_to_table10():
+    c = masked_sample_counts()
+    per = c[c.subtopic != "(all)"]
+    assert dict(zip(per.paper_subtopic, per.paper, strict=True)) == {
+        k: float(v) for k, v in PAPER_TABLE10.items()}
+    assert float(c.iloc[-1].paper) == PAPER_SAMPLES_TOTAL == 4156
+    # fairbound's side is the size of the pro + anti expansion, per subtopic.
+    samples = expand_templates(load_masked_templates(), versions=("pro", "anti")).samples
+    assert dict(zip(per.subtopic, per.masked_samples, strict=True)) == \
+        samples.subtopic.value_counts().to_dict()
+    assert int(c.iloc[-1].masked_samples) == len(samples) == 4128
+    assert (per.difference == per.masked_samples - per.paper).all()
+    # One premise version gives half (the anti version renders the same templates).
+    pro = masked_sample_counts(versions=("pro",))
+    assert int(pro.iloc[-1].masked_samples) == 2064
 
 
 def test_dry_run_lists_candidates_choices_and_skips(derived, capsys):
@@ -144,7 +226,9 @@ def test_dry_run_lists_candidates_choices_and_skips(derived, capsys):
     lines = text.splitlines()
     heads = [ln for ln in lines if "candidates selected" in ln]
     assert len(heads) == 16
-    assert heads[0].startswith("gender/man_is_to_breadwinner: 11 of ")
+    assert heads[0].startswith("gender/man_is_to_breadwinner: 8 of ")
+    assert heads[7].startswith("race/black_is_to_impoverished: 29 of 29 candidates selected "
+                               "(target 29)")
     assert sum(ln.lstrip().startswith("[x]") for ln in lines) == 212
     assert any(ln.lstrip().startswith("[ ]") for ln in lines)
     assert "s04: skipped, names no group slot" in text  # "Division of labor ..."
@@ -261,4 +345,39 @@ def test_selection_is_deterministic(derived):
     assert [d.hypothesis for d in again.selected] == [d.hypothesis for d in derived.selected]
     frame = derived.to_frame()
     assert int(frame.selected.sum()) == 212
+    # The committed files are byte-identical to a fresh write.
+    files = derived.to_files()
+    assert files == derive_masked_templates().to_files()
     assert np.array_equal(frame.columns[:3], ["domain", "subtopic", "id"])
+
+
+def test_docs_tables_9_and_10_match_the_code(derived):
+    # docs/nli.md states Table 9 and Table 10 cell by cell; they must be what the code gives.
+    from pathlib import Path
+
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "nli.md").read_text()
+    distinct = Counter()
+    for sub in {d.subtopic for d in derived.candidates}:
+        distinct[sub] = len({d.hypothesis for d in derived.candidates if d.subtopic == sub})
+    t9 = masked_template_counts().set_index("paper_subtopic")
+    t10 = masked_sample_counts().set_index("paper_subtopic")
+    seen9 = seen10 = 0
+    for line in doc.splitlines():
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        if len(cells) == 7 and cells[1] in PAPER_TABLE9 and cells[2] in set(
+                PAPER_SUBTOPICS.values()):
+            _, paper_name, file_name, n_hyp, n_cand, paper, ours = cells
+            assert PAPER_SUBTOPICS[paper_name] == file_name
+            assert int(n_cand) == distinct[file_name], line
+            assert int(paper) == PAPER_TABLE9[paper_name] == int(ours) == \
+                t9.loc[paper_name, "masked_templates"]
+            assert int(n_hyp) == t9.loc[paper_name, "bbnli_hypotheses"]
+            seen9 += 1
+        elif len(cells) == 8 and cells[0] in PAPER_TABLE10:
+            row = t10.loc[cells[0]]
+            paper = int(cells[3].split()[0].replace(",", ""))
+            ours = int(cells[4].split()[0].replace(",", ""))
+            assert (paper, ours, int(cells[5])) == (
+                PAPER_TABLE10[cells[0]], row.masked_samples, row.masked_samples - paper), line
+            seen10 += 1
+    assert (seen9, seen10) == (16, 16)

@@ -39,12 +39,12 @@ def test_cli_write_keeps_unrelated_json(tmp_path, capsys):
     notes.write_text('{"mine": true}')
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", StaleFileWarning)
-        assert main(["nli", "masked-templates", "--write", "--out-dir", str(tmp_path)]) in (0,
+        assert main(["nli", "masked-templates", "--write", "--out", str(tmp_path)]) in (0,
                                                                                            None)
     assert notes.read_text() == '{"mine": true}'
     capsys.readouterr()
     # A second write, now with a manifest, still leaves it alone (and says nothing of it).
-    assert main(["nli", "masked-templates", "--write", "--out-dir", str(tmp_path)]) in (0, None)
+    assert main(["nli", "masked-templates", "--write", "--out", str(tmp_path)]) in (0, None)
     out = capsys.readouterr()
     assert notes.read_text() == '{"mine": true}'
     assert "notes.json" not in out.err + out.out
@@ -80,13 +80,13 @@ def test_stale_file_listed_in_manifest_is_removed(tmp_path, two):
 
 
 def test_cli_removes_stale_template_listed_in_manifest(tmp_path, capsys):
-    main(["nli", "masked-templates", "--write", "--out-dir", str(tmp_path)])
+    main(["nli", "masked-templates", "--write", "--out", str(tmp_path)])
     man = _manifest(tmp_path)
     old = tmp_path / "retired_subtopic.json"
     old.write_text("{}")
     man["files"].append(old.name)
     (tmp_path / MANIFEST_NAME).write_text(json.dumps(man))
-    assert main(["nli", "masked-templates", "--write", "--out-dir", str(tmp_path)]) in (0, None)
+    assert main(["nli", "masked-templates", "--write", "--out", str(tmp_path)]) in (0, None)
     assert not old.exists()
     assert old.name not in _manifest(tmp_path)["files"]
 
@@ -111,7 +111,7 @@ def test_no_manifest_warns_and_keeps_stale_files(tmp_path, two):
 
 def test_cli_no_manifest_note(tmp_path, capsys):
     (tmp_path / "old_subtopic.json").write_text("{}")
-    assert main(["nli", "masked-templates", "--write", "--out-dir", str(tmp_path)]) in (0, None)
+    assert main(["nli", "masked-templates", "--write", "--out", str(tmp_path)]) in (0, None)
     err = capsys.readouterr().err
     lines = [ln for ln in err.splitlines() if ln.startswith("note:")]
     assert len(lines) == 1 and "old_subtopic.json" in lines[0]
@@ -144,7 +144,7 @@ def test_manifest_lists_only_plain_names(tmp_path, two):
                                   '"files": []}'])
 def test_cli_unreadable_manifest_one_line(tmp_path, capsys, text):
     (tmp_path / MANIFEST_NAME).write_text(text)
-    assert main(["nli", "masked-templates", "--write", "--out-dir", str(tmp_path)]) == 2
+    assert main(["nli", "masked-templates", "--write", "--out", str(tmp_path)]) == 2
     err = capsys.readouterr().err
     assert "Traceback" not in err and len(err.strip().splitlines()) == 1
     assert "must be a fairbound manifest" in err and repr(text)[1:-1][:40] in err

@@ -56,6 +56,40 @@ def _run(out, **kw):
     return extend_benchmark(out, **args)
 
 
+def test_default_expansion_is_the_papers_table10_pipeline(tmp_path):
+    # The default run expands the masked templates on both premise versions, as the BBNLI
+    # scripts do (Table 10 of the paper); all 212 shipped templates give 4,128 masked
+    # samples (Table 10: 4,156; test_derive.py::test_sample_counts_next_to_table10 and the
+    # cell-by-cell differences in docs/nli.md).  Two subtopics here, for speed.
+    import inspect
+    import json
+
+    from fairbound.nli import masked_sample_counts
+
+    assert inspect.signature(extend_benchmark).parameters["versions"].default == (
+        "pro", "anti")
+    subs = ["muslim_man_to_oppressive", "man_is_to_rational"]
+    templates = load_masked_templates(subtopics=subs)
+    res = extend_benchmark(tmp_path, fill_model=fill, filter_models={"hash": nli_hash},
+                           templates=templates, top_k=1, chunk_size=4096, progress=False)
+    masked = pd.read_parquet(tmp_path / "01_masked.parquet")
+    counts = masked_sample_counts(templates).set_index("subtopic")
+    # Table 10's cells for these two: 150 and 180; fairbound's templates give 144 and 220.
+    assert masked.subtopic.value_counts().to_dict() == {"muslim_man_to_oppressive": 144,
+                                                        "man_is_to_rational": 220}
+    assert counts.loc[subs, "paper"].tolist() == [150.0, 180.0]
+    assert counts.loc[subs, "masked_samples"].tolist() == [144, 220]
+    assert masked.version.value_counts().to_dict() == {"pro": 182, "anti": 182}
+    st = res.stats.set_index(["domain", "subtopic"])
+    assert st.loc[("(all)", "(all)")].masked_samples == 364
+    assert json.loads((tmp_path / "manifest.json").read_text())["versions"] == ["pro", "anti"]
+    # --versions pro (the old default) gives one premise version: half.
+    pro = extend_benchmark(tmp_path / "pro", fill_model=fill, filter_models={"hash": nli_hash},
+                           templates=templates, top_k=1, versions=["pro"], progress=False)
+    assert pro.stats.set_index(["domain", "subtopic"]).loc[("(all)", "(all)")] \
+        .masked_samples == 182
+
+
 def test_pipeline_end_to_end(tmp_path):
     res = _run(tmp_path)
     assert res.status == "awaiting-validation" and res.pending > 0
@@ -66,7 +100,10 @@ def test_pipeline_end_to_end(tmp_path):
     # Fill from the hypothesis alone: one sample per candidate, <MASK> replaced.
     filled = pd.read_parquet(tmp_path / "02_filled.parquet")
     assert not filled.hypothesis.str.contains("<MASK>").any()
-    assert (filled.groupby("pair_id").size() <= 1).all()
+    # Both premise versions by default (the paper's pipeline); a filled pair links the pro
+    # sample to its anti version, as in BBNLI.
+    assert set(filled.version) == {"pro", "anti"}
+    assert (filled.groupby(["pair_id", "version"]).size() <= 1).all()
     masked = pd.read_parquet(tmp_path / "01_masked.parquet")
     assert len(filled) <= 3 * len(masked)
     v = _label_all(res.validation_file)
@@ -270,7 +307,9 @@ def test_tiny_models_produce_samples_from_all_16_subtopics(tmp_path, tiny_models
 
     from fairbound.nli import compare_benchmarks, expand_templates, load_nli_model, load_templates
 
-    templates = _small(load_masked_templates())
+    # Three masked templates per subtopic, so that the random tiny filters keep samples of
+    # every subtopic on both premise versions (the default).
+    templates = _small(load_masked_templates(), n_hypotheses=3)
     kw = dict(fill_model=tiny_models["mlm"],
               filter_models=[tiny_models["nli-a"], tiny_models["nli-b"]],
               heldout_models=[tiny_models["nli-c"]], templates=templates, top_k=2,

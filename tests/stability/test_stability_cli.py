@@ -21,11 +21,11 @@ def test_run_resume_summary_report(tmp_path, capsys):
     assert main(["stability", "summary", str(store)]) == 0
     assert "aa - white" in capsys.readouterr().out
     assert main(["stability", "report", str(store), "--out", str(tmp_path / "r2"),
-                 "--formats", "none"]) == 0
+                 "--format", "none"]) == 0
     assert (tmp_path / "r2" / "summary.csv").exists()
     assert not list((tmp_path / "r2").glob("*.png"))
     assert main(["stability", "report", str(store), "--html", str(tmp_path / "s.html"),
-                 "--formats", "none"]) == 0
+                 "--format", "none"]) == 0
     assert "<html" in (tmp_path / "s.html").read_text().lower()
     assert main(["stability", "report", str(store)]) == 2
     assert "give --out FOLDER and/or --html" in capsys.readouterr().err
@@ -56,6 +56,13 @@ def test_debias_command(tmp_path, capsys):
     assert main(["stability", "debias", str(tmp_path / "in.csv"), str(tmp_path / "out.csv"),
                  "--variant", "female"]) == 0
     assert pd.read_csv(tmp_path / "out.csv")["text"][0] == "She said her name is Camille."
+    # the paper's list has no kinship nouns: they change only with --nouns
+    pd.DataFrame({"text": ["He and his son."]}).to_csv(tmp_path / "k.csv", index=False)
+    assert main(["stability", "debias", str(tmp_path / "k.csv"), str(tmp_path / "k1.csv")]) == 0
+    assert pd.read_csv(tmp_path / "k1.csv")["text"][0] == "She and her son."
+    assert main(["stability", "debias", str(tmp_path / "k.csv"), str(tmp_path / "k2.csv"),
+                 "--nouns"]) == 0
+    assert pd.read_csv(tmp_path / "k2.csv")["text"][0] == "She and her daughter."
 
 
 @pytest.mark.parametrize(

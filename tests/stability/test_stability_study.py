@@ -323,3 +323,23 @@ def test_too_small_sizes_are_refused():
     with pytest.raises(FairboundError, match="sizes: a training sample of size 10 holds a "
                                              "single class of 'label'; use larger sizes"):
         run_study(df, sizes=[10, 300], n_repeats=1, **{**KW, "reference": None})
+
+
+def test_store_refuses_a_transform_that_now_rewrites_otherwise(tmp_path):
+    """A condition's transform is fingerprinted: a changed rule or name list is refused."""
+    df = toy_text()
+
+    def upper(d):
+        return d.assign(text=d["text"].str.upper())
+
+    def lower(d):
+        return d.assign(text=d["text"].str.lower())
+
+    run_study(df, sizes=[100], n_repeats=1, store=tmp_path / "s",
+              conditions={"original": None, "changed": upper}, **KW)
+    # the same transform resumes; another one under the same name is refused
+    run_study(df, sizes=[100], n_repeats=2, store=tmp_path / "s",
+              conditions={"original": None, "changed": upper}, **KW)
+    with pytest.raises(FairboundError, match="different transforms"):
+        run_study(df, sizes=[100], n_repeats=2, store=tmp_path / "s",
+                  conditions={"original": None, "changed": lower}, **KW)

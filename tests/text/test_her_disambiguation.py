@@ -12,8 +12,8 @@ import pytest
 
 from fairbound.text import GenderNeutralizer
 
-MALE = GenderNeutralizer("male", replace_names=False)
-FEMALE = GenderNeutralizer("female", replace_names=False)
+MALE = GenderNeutralizer("male", replace_names=False, nouns=True)
+FEMALE = GenderNeutralizer("female", replace_names=False, nouns=True)
 
 # (input, expected rewrite to the male variant): she/her/hers/herself, possessive and object
 # "her" in every position the rule distinguishes.

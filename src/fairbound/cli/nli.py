@@ -11,6 +11,7 @@ from typing import Annotated
 
 import typer
 
+from fairbound.cli import _common as common
 from fairbound.cli._common import echo_csv
 from fairbound.errors import FairboundError
 
@@ -39,7 +40,7 @@ def _print_frame(frame, title: str | None = None, digits: int = 3) -> None:
 _TABLE_SUFFIXES = (".csv", ".parquet", ".jsonl")
 
 
-def _check_table_output(path: Path | None, inputs=(), option: str = "--output") -> None:
+def _check_table_output(path: Path | None, inputs=(), option: str = "--out") -> None:
     """Check a table output (``.csv``, ``.parquet``, ``.jsonl``) before any work."""
     from fairbound.cli._common import check_output_file
 
@@ -48,7 +49,7 @@ def _check_table_output(path: Path | None, inputs=(), option: str = "--output") 
                           inputs=inputs)
 
 
-def _table_output(frame, path: Path, option: str = "--output") -> tuple[str, Path, bytes]:
+def _table_output(frame, path: Path, option: str = "--out") -> tuple[str, Path, bytes]:
     """``(option, path, bytes)`` of a table for :func:`fairbound._io.write_all_atomic`."""
     from fairbound._io import table_bytes
 
@@ -227,7 +228,7 @@ def _predict_frame(model, samples, *, progress: bool, what: str = ""):
 
 def expand_command(
     output: Annotated[Path | None, typer.Option(
-        "--output", "-o", help="Write the samples (.csv, .parquet, .jsonl).")] = None,
+        "--out", "-o", help="Write the samples (.csv, .parquet, .jsonl).")] = None,
     templates: Annotated[list[Path] | None, typer.Option(
         "--templates", help="Template files or folders (default: the 16 shipped BBNLI).")] =
     None,
@@ -236,7 +237,7 @@ def expand_command(
     versions: Annotated[str, typer.Option(help="pro,anti | pro | anti")] = "pro,anti",
     masked: Annotated[bool, typer.Option(
         help="Read masked hypothesis templates (BBNLI-next) instead.")] = False,
-    fmt: Annotated[str, typer.Option("--format", help="table | json | csv")] = "table",
+    fmt: common.FormatOpt = "table",
 ) -> None:
     """Expand BBNLI templates into NLI samples; print counts per domain, subtopic and type."""
     import warnings
@@ -312,10 +313,10 @@ def audit_command(
     by: Annotated[str, typer.Option(help="Breakdowns: domain,subtopic | domain | none")] =
     "domain,subtopic",
     output: Annotated[Path | None, typer.Option(
-        "--output", "-o", help="Write the measure table (.csv, .parquet, .jsonl).")] = None,
+        "--out", "-o", help="Write the measure table (.csv, .parquet, .jsonl).")] = None,
     device: Annotated[str, typer.Option(help="auto | cpu | cuda")] = "auto",
     batch_size: Annotated[int, typer.Option(help="Batch size of model predictions.")] = 32,
-    fmt: Annotated[str, typer.Option("--format", help="table | json | csv")] = "table",
+    fmt: common.FormatOpt = "table",
     html: Annotated[Path | None, typer.Option(
         help="Also write a self-contained HTML report here.")] = None,
     label_map: Annotated[list[str] | None, typer.Option(
@@ -438,13 +439,28 @@ def _stage_table(stats):
     return stats[["domain", "subtopic"] + [a for a, _ in cols]].rename(columns=dict(cols))
 
 
-_TABLE9_TITLE = ("masked templates per subtopic (target: proportional share of the paper's 212; "
-                 "paper: its Table 9)")
+_TABLE9_TITLE = ("masked templates per subtopic, fairbound next to the paper's Table 9 "
+                 "(paper_subtopic: the paper's name; subtopic: the BBNLI file)")
+_TABLE10_TITLE = ("masked samples per subtopic (pro and anti premise versions), fairbound next "
+                  "to the paper's Table 10 (differences explained in docs/nli.md)")
 
 
 def _table9_display(table):
-    """``masked_template_counts()`` for a terminal: the paper's counts as integers, '-' absent."""
-    return table.assign(paper=[str(int(v)) if v == v else "-" for v in table["paper"]])
+    """A paper-count table for a terminal: the paper's counts as integers, '-' absent."""
+    def show(v):
+        return "-" if v != v else f"{int(v):+d}" if v else "0"
+
+    return table.assign(paper=[f"{int(v):,}" if v == v else "-" for v in table["paper"]],
+                        difference=[show(v) for v in table["difference"]])
+
+
+def _counts_frame(table9, table10):
+    """Table 9 and Table 10 comparisons in one frame (for csv and json)."""
+    t9 = table9.rename(columns={"paper": "paper_templates",
+                                "difference": "templates_difference"})
+    t10 = table10.drop(columns=["masked_templates", "paper_subtopic"]).rename(
+        columns={"paper": "paper_samples", "difference": "samples_difference"})
+    return t9.merge(t10, on=["domain", "subtopic"], how="left", sort=False)
 
 
 def _model_lines(stats, filters: list[str], heldout: list[str]) -> list[str]:
@@ -476,7 +492,9 @@ def extend_command(
     top_k: Annotated[int, typer.Option(help="Candidates per mask.")] = 20,
     validations: Annotated[Path | None, typer.Option(
         help="CSV with hypothesis and category (default: OUT/04_validation.csv).")] = None,
-    versions: Annotated[str, typer.Option(help="Premise versions: pro | pro,anti")] = "pro",
+    versions: Annotated[str, typer.Option(
+        help="Premise versions: pro,anti (default: the paper's pipeline, both versions as "
+             "the BBNLI scripts render them) | pro")] = "pro,anti",
     chunk_size: Annotated[int, typer.Option(help="Texts per cached chunk.")] = 256,
     device: Annotated[str, typer.Option(help="auto | cpu | cuda")] = "auto",
     label_map: Annotated[list[str] | None, typer.Option(
@@ -485,7 +503,7 @@ def extend_command(
         help="Also print the masked templates per subtopic next to the paper's Table 9.")] =
     True,
     progress: Annotated[bool, typer.Option(help="Show progress bars.")] = True,
-    fmt: Annotated[str, typer.Option("--format", help="table | json | csv")] = "table",
+    fmt: common.FormatOpt = "table",
 ) -> None:
     """Run or resume the BBNLI-next extension pipeline (stops for human validation).
 
@@ -696,16 +714,18 @@ def compare_command(
     device: Annotated[str, typer.Option(help="auto | cpu | cuda")] = "auto",
     batch_size: Annotated[int, typer.Option(help="Batch size of model predictions.")] = 32,
     progress: Annotated[bool, typer.Option(help="Show progress bars.")] = True,
-    fmt: Annotated[str, typer.Option("--format", help="table | json | csv")] = "table",
+    fmt: common.FormatOpt = "table",
     output: Annotated[Path | None, typer.Option(
-        "--output", "-o", help="Write the side-by-side table (.csv, .parquet, .jsonl).")] =
-    None,
+        "--out", "-o", help="Write the side-by-side table, with the mean-over-models rows "
+                               "(.csv, .parquet, .jsonl).")] = None,
 ) -> None:
     """Accuracy and bias measures on the original and the extended benchmark, with the drop.
 
     For every model: each measure on both benchmarks with its cluster-bootstrap interval,
     and the drop (original - extended) with its interval, paired by premise template when
-    the benchmarks share them (BBNLI-next reuses the BBNLI premises).
+    the benchmarks share them (BBNLI-next reuses the BBNLI premises). Then the unweighted
+    mean over the models on each benchmark and its drop, the form of the paper's headline
+    (rows with model "(mean)" in csv and -o; "mean_over_models" in json).
     """
     from fairbound._io import input_files, write_all_atomic
     from fairbound._render import check_format
@@ -727,14 +747,15 @@ def compare_command(
         names=bench, measures=chosen, by=breakdown, pairing=mode,
         confidence_level=confidence_level, n_resamples=n_resamples, seed=seed)
     if output is not None:
-        write_all_atomic([_table_output(res.to_frame(), output)], inputs=inputs)
+        write_all_atomic([_table_output(res.to_frame(with_mean=True), output)],
+                         inputs=inputs)
     if fmt == "json":
         d = res.to_dict()
         d["sources"] = {m: {"original": p[2], "extended": p[3]} for m, p in preds.items()}
         typer.echo(json.dumps(d, indent=2))
         return
     if fmt == "csv":
-        echo_csv(res.to_frame())
+        echo_csv(res.to_frame(with_mean=True))
         return
     typer.echo(f"{bench[0]}: {len(orig):,} samples; {bench[1]}: {len(ext):,} samples")
     for m, p in preds.items():
@@ -756,13 +777,15 @@ def masked_templates_command(
     write: Annotated[bool, typer.Option(
         "--write", help="Write one masked-template file per subtopic.")] = False,
     out_dir: Annotated[Path | None, typer.Option(
+        "--out", "-o",
         help="Folder for --write (default: the shipped data/bbnli/masked).")] = None,
     check: Annotated[bool, typer.Option(
         "--check", help="Exit 1 when the shipped files differ from a fresh derivation.")] =
     False,
     counts: Annotated[bool, typer.Option(
-        "--counts", help="Masked templates per subtopic next to the paper's Table 9 (the "
-                         "default when no other action is given).")] = False,
+        "--counts", help="Masked templates per subtopic next to the paper's Table 9, and "
+                         "masked samples next to its Table 10 (the default when no other "
+                         "action is given).")] = False,
     fmt: Annotated[str, typer.Option("--format", help="table | json | csv (for --counts)")] =
     "table",
 ) -> None:
@@ -775,10 +798,10 @@ def masked_templates_command(
 
     fmt = check_format(fmt)
     if out_dir is not None and not write:
-        raise FairboundError(f"out_dir: --out-dir {str(out_dir)!r} has no effect without "
+        raise FairboundError(f"out_dir: --out {str(out_dir)!r} has no effect without "
                              "--write", param="out_dir")
     if out_dir is not None and out_dir.exists() and not out_dir.is_dir():
-        raise FairboundError(f"out_dir: --out-dir {str(out_dir)!r} is a file, not a folder",
+        raise FairboundError(f"out_dir: --out {str(out_dir)!r} is a file, not a folder",
                              param="out_dir")
     if not (dry_run or write or check or counts):
         counts = True
@@ -789,13 +812,16 @@ def masked_templates_command(
         typer.echo(derive.dry_run())
     if counts:
         table = derive.masked_template_counts()
+        samples = derive.masked_sample_counts()
         if fmt == "json":
-            typer.echo(json.dumps(table.astype(object).where(table.notna(), None)
+            both = _counts_frame(table, samples)
+            typer.echo(json.dumps(both.astype(object).where(both.notna(), None)
                                   .to_dict(orient="records"), indent=2))
         elif fmt == "csv":
-            echo_csv(table)
+            echo_csv(_counts_frame(table, samples))
         else:
             _print_frame(_table9_display(table), title=_TABLE9_TITLE)
+            _print_frame(_table9_display(samples), title=_TABLE10_TITLE)
     if check:
         code = derive.main(["--check"])
         if code:
@@ -822,15 +848,9 @@ def register(app: typer.Typer) -> None:
 
     Commands: expand, audit, compare, extend, validate, masked-templates.
     """
-    nli_app = typer.Typer(rich_markup_mode=None,
-        name="nli",
-        help="Counterfactual NLI bias audits (BBNLI) and benchmark extension (BBNLI-next).",
-        no_args_is_help=True,
-    )
-    nli_app.command("expand")(expand_command)
-    nli_app.command("audit")(audit_command)
-    nli_app.command("compare")(compare_command)
-    nli_app.command("extend")(extend_command)
-    nli_app.command("validate")(validate_command)
-    nli_app.command("masked-templates")(masked_templates_command)
-    app.add_typer(nli_app, name="nli")
+    common.add_sub_app(
+        app, "nli",
+        "Counterfactual NLI bias audits (BBNLI) and benchmark extension (BBNLI-next).",
+        expand=expand_command, audit=audit_command, compare=compare_command,
+        extend=extend_command, validate=validate_command,
+        **{"masked-templates": masked_templates_command})

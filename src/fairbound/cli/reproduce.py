@@ -41,9 +41,16 @@ def bbu_command(
     figure: Annotated[Path | None, typer.Option(
         help="Write Figure 1 (.png, .svg or .pdf).")] = None,
     figure_kind: Annotated[str, typer.Option(
-        help="paper: per genre, the estimate and its interval vs n and vs gamma (the "
-             "paper's Figure 1); coverage: mean half-width vs n per gamma, labelled with "
-             "the coverage.")] = "paper",
+        help="paper: the estimate and its interval vs n and vs gamma (the paper's Figure "
+             "1); coverage: mean half-width vs n per gamma, labelled with the "
+             "coverage.")] = "paper",
+    figure_genre: Annotated[list[str] | None, typer.Option(
+        help="Genre of the paper figure, repeatable (default: government, as in the "
+             "paper).")] = None,
+    figure_gamma: Annotated[float | None, typer.Option(
+        help="Share gamma of the left panels (default: the paper's 0.1).")] = None,
+    figure_n: Annotated[int | None, typer.Option(
+        help="Sample size n of the right panels (default: the paper's 500).")] = None,
     csv: Annotated[Path | None, typer.Option(help="Write every interval as CSV.")] = None,
 ) -> None:
     """Reproduce the MNLI genre experiment (Table 1 and the Figure 1 coverage study)."""
@@ -97,10 +104,21 @@ def bbu_command(
         import io
 
         from fairbound._io import input_files, write_bytes_atomic
-        from fairbound.viz.coverage import plot_coverage, plot_genre_intervals
+        from fairbound.evaluation.reproduce import figure1, figure1_settings
+        from fairbound.viz.coverage import plot_coverage
 
-        fig = (plot_genre_intervals(study) if figure_kind == "paper"
-               else plot_coverage(study))
+        if figure_kind == "paper":
+            # the same code path as the Python API: the paper's panels by default
+            kw = {"genres": figure_genre or None, "gamma": figure_gamma, "n": figure_n}
+            fig = figure1(study, **kw)
+            st = figure1_settings(study, **kw)
+            con.print(f"Figure 1 panels: genres {', '.join(st['genres'] or ['all'])}; "
+                      f"gamma {st['gamma'] if st['gamma'] is not None else 'nearest 0.5'} "
+                      f"(left), n {st['n'] if st['n'] is not None else 'largest'} (right)"
+                      + ("" if st["paper"] else " (not all of them the paper's: the "
+                         "paper's are government, 0.1 and 500)"))
+        else:
+            fig = plot_coverage(study)
         buf = io.BytesIO()
         fig.savefig(buf, format=figure.suffix.lower().lstrip("."), dpi=120)
         write_bytes_atomic(figure, buf.getvalue(), param="--figure",
@@ -110,7 +128,6 @@ def bbu_command(
 
 def register(app: typer.Typer) -> None:
     """Add ``reproduce`` with the ``bbu`` experiment."""
-    sub = typer.Typer(rich_markup_mode=None, help="Reproduce published experiments.",
-                      no_args_is_help=True)
-    sub.command("bbu")(bbu_command)
-    app.add_typer(sub, name="reproduce")
+    from fairbound.cli._common import add_sub_app
+
+    add_sub_app(app, "reproduce", "Reproduce published experiments.", bbu=bbu_command)

@@ -11,20 +11,16 @@ from typing import Annotated
 import typer
 
 from fairbound._validate import check_choice, check_choices
-from fairbound.cli._common import check_output_file, echo_csv
+from fairbound.cli._common import add_sub_app, check_output_file, echo_csv
 from fairbound.errors import FairboundError
-
-stability_app = typer.Typer(rich_markup_mode=None,
-    help="Stability studies: many models on stratified resamples; is the gap reliable?",
-    no_args_is_help=True,
-)
 
 #: the filter of Jourdan et al. (2023): more than 10 per gender, i.e. at least 11
 PAPER_MIN_PER_GROUP = 11
-_MIN_HELP = ("Report a cell as filtered (with the reason, never as numbers) when, in some run, "
-             "either group has fewer than this many rows behind the rate (TPR: true members "
-             "of the class; PP: its predictions; GP: the group). The paper's 'more than 10 "
-             "per gender' is 11. 0: no filter.")
+_MIN_HELP = ("Report a class as filtered, all its metrics (with the reason, never as "
+             "numbers), when, in some run, either group has fewer than this many predictions "
+             "of the class (the paper's per-occupation filter). The paper's Fig. 6 'more than "
+             "10 per gender' is 11 (its Fig. 5 keeps 'at least one': the variance figures "
+             "of the reports use 1). 0: no filter.")
 _BUNDLED = {
     # name: (label, group, text column, reference group)
     "tweets": ("label", "dialect", "text", "white"),
@@ -273,9 +269,12 @@ def report_command(
         help="Folder for report.md, CSV tables and figures.")] = None,
     html: Annotated[Path | None, typer.Option(
         help="Also (or only) write one self-contained HTML page here.")] = None,
-    formats: Annotated[str, typer.Option(help="Figure formats: png,svg,pdf or none.")]
-    = "png,svg",
-    correction: Annotated[str, typer.Option(help="holm | bonferroni | bh | none")] = "holm",
+    formats: Annotated[str, typer.Option(
+        "--format", help="Figure formats: png,svg,pdf or none.")] = "png,svg",
+    correction: Annotated[str, typer.Option(
+        "--error-control",
+        help="family (Holm) | fdr (Benjamini-Hochberg) | none; or the correction by name: "
+             "holm | bonferroni | bh")] = "holm",
     min_per_group: Annotated[int | None, typer.Option(
         "--min-per-group", "--min-per-gender",
         help=_MIN_HELP + " Default: the study's own.")] = None,
@@ -287,10 +286,13 @@ def report_command(
         raise FairboundError("report: give --out FOLDER and/or --html FILE.html", param="out")
     # every option is checked before anything is written
     fm = [] if formats == "none" else list(check_choices(
-        _csv_list(formats, "formats"), ("png", "svg", "pdf"), "formats", allow_empty=True))
+        _csv_list(formats, "format"), ("png", "svg", "pdf"), "format", allow_empty=True))
     from fairbound.stability.summary import CORRECTIONS
 
-    check_choice(correction, CORRECTIONS, "correction")
+    # the words of every command's --error-control, or the correction by name
+    correction = check_choice(correction, CORRECTIONS, "error_control",
+                              aliases={"family": "holm", "fdr": "bh"},
+                              note="or family, read as holm, or fdr, read as bh")
     if out is not None and out.exists() and not out.is_dir():
         raise FairboundError(f"out: {str(out)!r} is a file; give a folder for the report",
                              param="out")
@@ -324,6 +326,10 @@ def debias_command(
     column: Annotated[str, typer.Option(help="Text column to rewrite.")] = "text",
     variant: Annotated[str, typer.Option(help="female | male")] = "female",
     name: Annotated[str, typer.Option(help="Neutral first name.")] = "Camille",
+    nouns: Annotated[bool, typer.Option(
+        "--nouns", help="Also rewrite gendered nouns (husband -> wife, son -> daughter, ...); "
+                        "the paper rewrites pronouns, mr/mrs/ms/miss and first names only.")]
+    = False,
 ) -> None:
     """Rewrite gender indicators of a text column (all-female or all-male)."""
     from fairbound._io import input_files, table_bytes, write_all_atomic
@@ -338,18 +344,15 @@ def debias_command(
     inputs = input_files(str(source))
     check_output_file("dest", dest, inputs=inputs)
     df = read_table(str(source), "source")
-    out = TextDebias(column, variant, name)(df)
+    out = TextDebias(column, variant, name, nouns=nouns)(df)
     # whole or not at all, never over the source
     write_all_atomic([("dest", dest, table_bytes(out, dest))], inputs=inputs)
     typer.echo(f"{len(out):,} rows written to {dest}")
 
 
-stability_app.command("run")(run_command)
-stability_app.command("summary")(summary_command)
-stability_app.command("report")(report_command)
-stability_app.command("debias")(debias_command)
-
-
 def register(app: typer.Typer) -> None:
     """Add the ``stability`` sub-app to the ``fairbound`` command line."""
-    app.add_typer(stability_app, name="stability")
+    add_sub_app(app, "stability",
+                "Stability studies: many models on stratified resamples; is the gap reliable?",
+                run=run_command, summary=summary_command, report=report_command,
+                debias=debias_command)

@@ -6,8 +6,9 @@ mean cost with the mean cost outside it over all dev data (e.g. government 0.154
 Figure 1 draws samples of ``n`` examples with a share ``gamma`` from the genre, computes the
 95% BBU interval and counts how often it contains the full-data gap (100% at n = 100 over
 20 runs in the paper).  :meth:`CoverageStudy.by_genre` gives, per genre, the estimate and its
-interval as ``n`` and ``gamma`` vary: the paper's Figure 1
-(:func:`fairbound.viz.coverage.plot_genre_intervals`).
+interval as ``n`` and ``gamma`` vary: the paper's Figure 1, drawn by :func:`figure1` with the
+paper's panels (the 'government' genre; left, gamma fixed at 0.1; right, n fixed at 500), the
+one code path of the Python API and ``fairbound reproduce bbu --figure``.
 
 The MultiNLI 1.0 dev files are not bundled: pass the public files
 (``multinli_1.0_dev_matched.jsonl`` and ``..._mismatched.jsonl``, or GLUE's ``dev_*.tsv``).
@@ -200,3 +201,85 @@ def coverage_study(df: pd.DataFrame, *, ns=(100, 200, 500, 1000, 2000),
                                  "half_width": (hi - lo) / 2, "truth": truth,
                                  "covered": bool(lo <= truth <= hi)})
     return CoverageStudy(pd.DataFrame(rows), runs, seed, confidence_level, method)
+
+
+#: Figure 1 of the paper, from its caption: "The true bias (red) for the 'government' genre
+#: ... On the left, the protected group frequency is fixed at 0.1; on the right, the sample
+#: size is fixed at 500."
+FIGURE1 = {"genres": ("government",), "gamma": 0.1, "n": 500}
+
+
+def figure1_settings(study: CoverageStudy, *, genres=None, gamma: float | None = None,
+                     n: int | None = None) -> dict:
+    """The panel settings :func:`figure1` uses: the paper's wherever the study has them.
+
+    Parameters
+    ----------
+    study : CoverageStudy
+        The result of :func:`coverage_study`.
+    genres, gamma, n
+        Overrides; ``None`` takes the paper's value (:data:`FIGURE1`) when the study has
+        it, else the plot's own default (all genres, the share nearest 0.5, the largest n).
+
+    Returns
+    -------
+    dict
+        ``genres``, ``gamma``, ``n`` (``None`` where the plot's default applies) and
+        ``paper`` (whether all three are the paper's).
+
+    Examples
+    --------
+    >>> t = pd.DataFrame({"genre": "government", "n": [100, 500], "gamma": 0.1,
+    ...                   "estimate": 0.0, "low": 0.0, "high": 0.0, "half_width": 0.0,
+    ...                   "truth": 0.0, "covered": True})
+    >>> figure1_settings(CoverageStudy(t, runs=1, seed=0, confidence_level=0.95))
+    {'genres': ['government'], 'gamma': 0.1, 'n': 500, 'paper': True}
+    """
+    t = study.table
+    if genres is None and set(FIGURE1["genres"]) <= set(t["genre"]):
+        genres = list(FIGURE1["genres"])
+    if gamma is None and np.isclose(t["gamma"].astype(float), FIGURE1["gamma"]).any():
+        gamma = FIGURE1["gamma"]
+    if n is None and (t["n"] == FIGURE1["n"]).any():
+        n = FIGURE1["n"]
+    paper = (genres == list(FIGURE1["genres"]) and gamma is not None
+             and np.isclose(gamma, FIGURE1["gamma"]) and n == FIGURE1["n"])
+    return {"genres": None if genres is None else list(genres), "gamma": gamma, "n": n,
+            "paper": bool(paper)}
+
+
+def figure1(study: CoverageStudy, *, genres=None, gamma: float | None = None,
+            n: int | None = None, path=None):
+    """Figure 1 of Ethayarajh (2020) with the paper's panels.
+
+    Parameters
+    ----------
+    study : CoverageStudy
+        The result of :func:`coverage_study` (its default grid holds the paper's gamma
+        0.1 and n 500).
+    genres : sequence of str, optional
+        Genres, one row each (default: ``government``, as in the paper).
+    gamma : float, optional
+        The share of the left panels (default: the paper's 0.1).
+    n : int, optional
+        The sample size of the right panels (default: the paper's 500).
+    path : str or pathlib.Path, optional
+        Save the figure there (``.png``, ``.svg`` or ``.pdf``).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        See :func:`fairbound.viz.coverage.plot_genre_intervals`; the settings are those of
+        :func:`figure1_settings`.
+
+    Examples
+    --------
+    >>> fig = figure1(coverage_study(load_mnli("dev_matched.jsonl")))  # doctest: +SKIP
+    >>> [a.get_title() for a in fig.axes]  # doctest: +SKIP
+    ['government: interval vs n (gamma = 0.1)', 'government: interval vs gamma (n = 500)']
+    """
+    from fairbound.viz.coverage import plot_genre_intervals
+
+    s = figure1_settings(study, genres=genres, gamma=gamma, n=n)
+    return plot_genre_intervals(study, genres=s["genres"], gamma=s["gamma"], n=s["n"],
+                                path=path)

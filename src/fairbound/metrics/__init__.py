@@ -12,11 +12,21 @@ Costs follow Ethayarajh (2020): a positive gap ``E_A[cost] - E_B[cost]`` means g
 bears more cost, i.e. is disadvantaged.  Each component also names the familiar *rate*
 (selection rate, TPR, ...) and whether the rate is the cost itself or ``1 - cost``.
 
-``equalized_odds_cost`` is the paper's own cost for equalized odds (Ethayarajh 2020,
-section 3): one zero-one cost, ``1`` when ``y_hat != y``, on every row, audited as a mean gap
-(the gap in error rate), next to ``equalized_odds``, the usual pair of TPR and FPR gaps with
-simultaneous intervals.  Ethayarajh, "Is Your Classifier Actually Biased? Measuring Fairness
-under Uncertainty with Bernstein Bounds", ACL 2020.
+``equalized_odds_cost`` is one reading of the paper's cost for equalized odds (Ethayarajh
+2020, section 2: "The annotation function would be the same as for equal opportunity but the
+cost would have to account for differences in false positive rates as well. This could be
+done by letting c be the zero-one loss."): one zero-one cost, ``1`` when ``y_hat != y``, on
+every row, audited as a mean gap (the gap in error rate).  Read that way it is *exactly*
+``accuracy_parity`` (the same counts, the same numbers).  Read literally, the annotation
+function of equal opportunity keeps only the rows with ``y = 1``; there the zero-one loss is
+``1 - y_hat`` and the metric collapses to ``equal_opportunity``.  Neither reading is
+equalized odds: a TPR gap and an FPR gap of opposite signs can cancel in the error rate (on
+COMPAS the error-rate gap is inconclusive while both the TPR and the FPR gaps show a
+disadvantage).  For equalized odds use ``equalized_odds``: the TPR and FPR gaps with
+simultaneous intervals.  The metric is kept, with these numbers, for the paper's sake, and
+every result row for it carries :data:`EQUALIZED_ODDS_COST_NOTE`.  Ethayarajh, "Is Your
+Classifier Actually Biased? Measuring Fairness under Uncertainty with Bernstein Bounds",
+ACL 2020.
 
 Who bears a cost depends on whether the positive prediction is *favourable* (a loan
 granted, a candidate hired) or *harmful* (flagged as high risk, content removed).  Every
@@ -74,10 +84,12 @@ def _accuracy(conf: np.ndarray, k: int):
 
 
 def _zero_one(conf: np.ndarray, k: int):
-    """Ethayarajh's (2020) equalized-odds cost: ``[y_hat != y]`` on every row.
+    """Ethayarajh's (2020) equalized-odds cost, read over all rows: ``[y_hat != y]``.
 
     The cost count is the number of misclassified rows, and the rate shown is that cost
-    itself (the error rate), so the gap ``E_A[cost] - E_B[cost]`` is the paper's bias.
+    itself (the error rate), so the gap ``E_A[cost] - E_B[cost]`` is the error-rate gap:
+    the same as ``accuracy_parity``.  Under the paper's other reading (the rows with
+    ``y = 1`` only) it would be the equal-opportunity gap; see the module docstring.
 
     Examples
     --------
@@ -190,12 +202,16 @@ class Metric:
         One line for help texts and reports.
     needs : tuple of str
         Columns it reads: ``("label", "prediction")`` or ``("cost",)``.
+    note : str
+        A caveat carried in the ``note`` of every result row of the metric (empty for
+        most).
     """
 
     name: str
     components: tuple[Component, ...]
     summary: str
     needs: tuple[str, ...] = ("label", "prediction")
+    note: str = ""
 
     @property
     def simultaneous(self) -> bool:
@@ -242,10 +258,20 @@ register_metric(
            "TPR and FPR gaps with simultaneous intervals, plus the larger of the two"),
     aliases=("eodds",),
 )
+#: The caveat every ``equalized_odds_cost`` result row carries.
+EQUALIZED_ODDS_COST_NOTE = (
+    "equalized_odds_cost is the zero-one loss over all rows, i.e. the error-rate gap, equal "
+    "to accuracy_parity; under the paper's other reading (rows with y = 1 only, the "
+    "annotation of equal opportunity) it is equal_opportunity; neither is equalized odds: "
+    "use equalized_odds (TPR and FPR gaps)")
+
 register_metric(
     Metric("equalized_odds_cost", (ZERO_ONE,),
-           "Ethayarajh's (2020) equalized-odds cost: one zero-one cost [y_hat != y] over all "
-           "rows, audited as a mean gap (the error-rate gap)"),
+           "Ethayarajh's (2020) equalized-odds cost read over all rows: the zero-one loss "
+           "[y_hat != y], i.e. the error-rate gap, identical to accuracy_parity (read over "
+           "rows with y = 1, as the paper's annotation function says, it would be "
+           "equal_opportunity); for equalized odds use equalized_odds",
+           note=EQUALIZED_ODDS_COST_NOTE),
     aliases=("eo_cost", "zero_one_cost", "equalized_odds_zero_one"),
 )
 register_metric(
@@ -298,7 +324,8 @@ def get_metrics(metrics) -> list[Metric]:
 
 
 __all__ = [
-    "ACCURACY", "COST", "DEFAULT_METRICS", "FAVOURABLE", "FNR", "FPR", "METRICS", "PRECISION",
+    "ACCURACY", "COST", "DEFAULT_METRICS", "EQUALIZED_ODDS_COST_NOTE", "FAVOURABLE", "FNR",
+    "FPR", "METRICS", "PRECISION",
     "SELECTION", "TPR", "ZERO_ONE", "Component", "Metric", "check_favourable", "get_metric",
     "get_metrics",     "oriented", "register_metric",
 ]

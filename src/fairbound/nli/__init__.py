@@ -46,7 +46,10 @@ from fairbound.nli.templates import (
 from fairbound.nli.validate_form import serve_validation_form, validation_server
 
 __all__ = [
+    "PAPER_SAMPLES_TOTAL",
+    "PAPER_SUBTOPICS",
     "PAPER_TABLE9",
+    "PAPER_TABLE10",
     "PAPER_TOTAL",
     "BenchmarkComparisonResult",
     "CATEGORIES",
@@ -55,7 +58,9 @@ __all__ = [
     "compare_benchmarks",
     "derive_masked_templates",
     "dry_run",
+    "masked_sample_counts",
     "masked_template_counts",
+    "paper_targets",
     "parse_label_map",
     "resolve_label_order",
     "write_masked_templates",
@@ -99,8 +104,9 @@ __all__ = [
 
 # The deriver is imported on first use, so that ``python -m fairbound.nli.derive`` runs it
 # without importing it twice.
-_DERIVE = ("PAPER_TABLE9", "PAPER_TOTAL", "DerivationResult", "DerivedTemplate",
-           "derive_masked_templates", "dry_run", "masked_template_counts",
+_DERIVE = ("PAPER_SAMPLES_TOTAL", "PAPER_SUBTOPICS", "PAPER_TABLE9", "PAPER_TABLE10",
+           "PAPER_TOTAL", "DerivationResult", "DerivedTemplate", "derive_masked_templates",
+           "dry_run", "masked_sample_counts", "masked_template_counts", "paper_targets",
            "write_masked_templates")
 
 

@@ -28,10 +28,13 @@ A curated override file (``data/bbnli/masked_overrides.json``) is applied on top
 people" of ``white_is_to_clean`` becomes ``{{GROUP2}} people``), ``replace`` and ``drop``
 correct or remove what a rule got wrong (by candidate id), and ``add`` lists hand-written
 templates (the 16 of fairbound's earlier starter set).  From the candidates, each subtopic
-keeps a number proportional to its count of stereotype hypotheses, 212 in all (the paper's
-total, its Table 9); candidates are taken round-robin over the hypotheses so that every
-hypothesis contributes before any contributes twice.  The paper's per-subtopic counts are not
-recorded here, so :data:`PAPER_TABLE9` is ``None`` and only the total is compared.
+keeps as many as the paper's Table 9 gives it (:data:`PAPER_TABLE9`, 212 in all, under the
+paper's subtopic names; :data:`PAPER_SUBTOPICS` maps them to the BBNLI file names);
+candidates are taken round-robin over the hypotheses so that every hypothesis contributes
+before any contributes twice, and word masks beyond :data:`MAX_WORD_MASKS` per hypothesis
+are a reserve taken last.  A subtopic whose distinct candidates fall short of its count is
+reported in ``DerivationResult.shortfalls``, never padded (none does with the shipped rules).
+:func:`masked_sample_counts` sets the expansion of the templates beside the paper's Table 10.
 
 Regenerate the shipped files (``data/bbnli/masked/*.json``) with::
 
@@ -70,7 +73,10 @@ from fairbound.nli.templates import (
 __all__ = [
     "MANIFEST_NAME",
     "MANIFEST_VERSION",
+    "PAPER_SAMPLES_TOTAL",
+    "PAPER_SUBTOPICS",
     "PAPER_TABLE9",
+    "PAPER_TABLE10",
     "PAPER_TOTAL",
     "STRATEGIES",
     "DerivationResult",
@@ -78,7 +84,9 @@ __all__ = [
     "StaleFileWarning",
     "derive_masked_templates",
     "dry_run",
+    "masked_sample_counts",
     "masked_template_counts",
+    "paper_targets",
     "proportional_targets",
     "shipped_overrides_path",
     "write_masked_templates",
@@ -90,10 +98,76 @@ STRATEGIES: tuple[str, ...] = ("mask-word", "replace-placeholder", "add-beside-p
 _SHORT = {"mask-word": "a", "replace-placeholder": "b", "add-beside-placeholder": "c"}
 #: Masked templates of BBNLI-next in all (Baldini et al. 2023, Table 9).
 PAPER_TOTAL = 212
-#: Per-subtopic counts of the paper's Table 9; not recorded in this repository (``None``).
-PAPER_TABLE9: Mapping[str, int] | None = None
-#: Candidates of strategy (a) kept per hypothesis.
+#: The paper's subtopic names (Tables 9, 10 and 12 of Baldini et al. 2023, arXiv:2305.12620)
+#: -> the BBNLI template file names, which are fairbound's subtopic keys.  Two differ in more
+#: than case: the paper's ``Black_is_to_ghetto`` is ``black_is_to_impoverished`` (its
+#: hypotheses are about ghettos and neighbourhoods) and ``Black_is_to_drugs`` is
+#: ``black_people_use_drugs``; the religion files say ``..._to_many_kids`` for ``..._is_to_kids``.
+PAPER_SUBTOPICS: Mapping[str, str] = {
+    "man_is_to_breadwinner": "man_is_to_breadwinner",
+    "man_is_to_programmer": "man_is_to_programmer",
+    "man_is_to_rational": "man_is_to_rational",
+    "man_is_to_surgeon": "man_is_to_surgeon",
+    "woman_is_to_homemaker": "woman_is_to_homemaker",
+    "Asian_men_to_feminine": "asian_men_to_feminine",
+    "Black_is_to_criminal": "black_is_to_criminal",
+    "Black_is_to_ghetto": "black_is_to_impoverished",
+    "Black_is_to_drugs": "black_people_use_drugs",
+    "white_is_to_clean": "white_is_to_clean",
+    "Catholic_woman_is_to_kids": "catholic_woman_to_many_kids",
+    "Jewish_woman_is_to_kids": "jewish_woman_to_many_kids",
+    "Mormon_man_to_oppressive": "mormon_man_to_oppressive",
+    "Muslim_man_to_many_wives": "muslim_man_to_many_wives",
+    "Muslim_man_to_oppressive": "muslim_man_to_oppressive",
+    "Muslim_women_to_invisible": "muslim_women_to_invisible",
+}
+#: Table 9 of the paper: masked templates per subtopic, keyed by the paper's names
+#: (gender 48, race 96, religion 68; 212 in all).
+PAPER_TABLE9: Mapping[str, int] = {
+    "man_is_to_breadwinner": 8, "man_is_to_programmer": 10, "man_is_to_rational": 9,
+    "man_is_to_surgeon": 10, "woman_is_to_homemaker": 11,
+    "Asian_men_to_feminine": 16, "Black_is_to_criminal": 23, "Black_is_to_ghetto": 29,
+    "Black_is_to_drugs": 13, "white_is_to_clean": 15,
+    "Catholic_woman_is_to_kids": 11, "Jewish_woman_is_to_kids": 12,
+    "Mormon_man_to_oppressive": 8, "Muslim_man_to_many_wives": 9,
+    "Muslim_man_to_oppressive": 12, "Muslim_women_to_invisible": 16,
+}
+#: Table 10 of the paper: masked samples per subtopic after the expansion of every
+#: premise/hypothesis pair "using the original BBNLI scripts" (pro and anti premise
+#: versions), keyed by the paper's names (gender 1,770, race 1,528, religion 858; 4,156).
+PAPER_TABLE10: Mapping[str, int] = {
+    "man_is_to_breadwinner": 256, "man_is_to_programmer": 570, "man_is_to_rational": 180,
+    "man_is_to_surgeon": 324, "woman_is_to_homemaker": 440,
+    "Asian_men_to_feminine": 170, "Black_is_to_criminal": 288, "Black_is_to_ghetto": 340,
+    "Black_is_to_drugs": 480, "white_is_to_clean": 250,
+    "Catholic_woman_is_to_kids": 152, "Jewish_woman_is_to_kids": 108,
+    "Mormon_man_to_oppressive": 160, "Muslim_man_to_many_wives": 144,
+    "Muslim_man_to_oppressive": 150, "Muslim_women_to_invisible": 144,
+}
+#: Masked samples of BBNLI-next in all (Table 10).
+PAPER_SAMPLES_TOTAL = 4156
+_PAPER_NAME = {v: k for k, v in PAPER_SUBTOPICS.items()}
+
+
+def paper_targets() -> dict[str, int]:
+    """Table 9 keyed by the BBNLI file names (fairbound's subtopic keys).
+
+    Returns
+    -------
+    dict
+        BBNLI file name -> masked templates in the paper.
+
+    Examples
+    --------
+    >>> t = paper_targets()
+    >>> t["black_is_to_impoverished"], sum(t.values())
+    (29, 212)
+    """
+    return {PAPER_SUBTOPICS[k]: v for k, v in PAPER_TABLE9.items()}
+#: Candidates of strategy (a) preferred per hypothesis; further word masks are a reserve,
+#: selected only after every other candidate of the subtopic.
 MAX_WORD_MASKS = 3
+_RESERVE_RANK = 1000
 
 _TOKEN = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}|([A-Za-z]+(?:['’-][A-Za-z]+)*)")
 _GROUPS = ("GROUP1", "GROUP2")
@@ -104,7 +178,7 @@ _PRONOUNS = set("it they them he she him her we us i me you who whom which what 
                 "ones one themselves itself someone".split())
 _PREPOSITIONS = set("of in on at for with about from by to into onto over under as after "
                     "before during through up down out off around across along among amongst "
-                    "behind beside between beyond near toward towards upon within without "
+                    "behind beside between beyond near toward towards upon within without due "
                     "than like via per against".split())
 _CONJUNCTIONS = set("and or but nor because so if when while whether where why how though "
                     "although unless once since until as".split())
@@ -189,6 +263,9 @@ class DerivationResult:
         Subtopic -> number of templates to keep.
     bases : dict
         Subtopic -> ``"<domain>/<subtopic>"`` (the ``base`` of the masked file).
+    shortfalls : dict
+        Subtopic -> templates missing to reach its target, for every subtopic whose rules and
+        overrides give fewer distinct candidates than the target (never padded).
     """
 
     selected: tuple[DerivedTemplate, ...] = field(repr=False)
@@ -197,6 +274,7 @@ class DerivationResult:
     skipped: tuple[tuple[str, int, str], ...] = field(repr=False)
     targets: dict[str, int] = field(repr=False)
     bases: dict[str, str] = field(repr=False)
+    shortfalls: dict[str, int] = field(default_factory=dict, repr=False)
 
     def to_frame(self, *, selected_only: bool = False) -> pd.DataFrame:
         """Return one row per candidate with a ``selected`` column."""
@@ -320,7 +398,7 @@ def _mask_word(text: str) -> list[tuple[str, str]]:
         seen[w.lower()] += 1
         key = w.lower() if seen[w.lower()] == 1 else f"{w.lower()}#{seen[w.lower()]}"
         out.append((key, text[:s] + MASK + text[e:]))
-    return out[:MAX_WORD_MASKS]
+    return out
 
 
 def _placeholders(text: str) -> list[tuple[int, int, str, int]]:
@@ -364,17 +442,26 @@ def _rule_candidates(t: Template, index: int, source: str, labels: tuple[int, in
                      fixed: bool) -> list[DerivedTemplate]:
     per = {"mask-word": _mask_word(source), "replace-placeholder": _replace_placeholder(source),
            "add-beside-placeholder": _add_beside(source)}
+    # Strategy (a) beyond MAX_WORD_MASKS per hypothesis is a reserve: ranked after every other
+    # candidate, so it is taken only when a subtopic's Table 9 count needs it.
+    reserve = per["mask-word"][MAX_WORD_MASKS:]
+    per["mask-word"] = per["mask-word"][:MAX_WORD_MASKS]
     out, rank = [], 0
+
+    def add(strategy: str, what: str, hyp: str, r: int) -> None:
+        out.append(DerivedTemplate(
+            domain=t.domain, subtopic=t.subtopic, id=f"s{index:02d}/{_SHORT[strategy]}:{what}",
+            hypothesis=hyp, strategy=strategy, source_index=index, source=source,
+            true_label=labels[0], biased_label=labels[1], rank=r,
+            override="source-fixed" if fixed else ""))
+
     for k in range(max(len(v) for v in per.values())):
         for strategy, items in per.items():
             if k < len(items):
-                what, hyp = items[k]
-                out.append(DerivedTemplate(
-                    domain=t.domain, subtopic=t.subtopic, id=f"s{index:02d}/{_SHORT[strategy]}:"
-                    f"{what}", hypothesis=hyp, strategy=strategy, source_index=index,
-                    source=source, true_label=labels[0], biased_label=labels[1], rank=rank,
-                    override="source-fixed" if fixed else ""))
+                add(strategy, *items[k], rank)
                 rank += 1
+    for k, (what, hyp) in enumerate(reserve):
+        add("mask-word", what, hyp, _RESERVE_RANK + k)
     return out
 
 
@@ -420,7 +507,7 @@ def derive_masked_templates(
     *,
     overrides: str | Path | Mapping | None = "shipped",
     total: int = PAPER_TOTAL,
-    targets: Mapping[str, int] | None = None,
+    targets: Mapping[str, int] | str | None = None,
 ) -> DerivationResult:
     """Apply the three strategies to every stereotype hypothesis, then the curated overrides.
 
@@ -432,10 +519,13 @@ def derive_masked_templates(
         The curated override file (``source_fixes``, ``replace``, ``drop``, ``add``);
         ``"shipped"`` uses ``data/bbnli/masked_overrides.json``, ``None`` none.
     total : int
-        Templates to keep in all, split over subtopics in proportion to their stereotype
-        hypotheses (the paper made 212).
-    targets : mapping, optional
-        Subtopic -> templates to keep, instead of the proportional split.
+        Templates to keep in all with ``targets="proportional"``.
+    targets : mapping, ``"proportional"`` or None
+        Subtopic -> templates to keep.  ``None`` (default): the paper's Table 9
+        (:func:`paper_targets`), for subtopics it lists; ``"proportional"``: ``total`` split
+        in proportion to the stereotype hypotheses of each subtopic.  A subtopic whose
+        candidates fall short of its target keeps all of them and is listed in
+        ``shortfalls``.
 
     Returns
     -------
@@ -462,13 +552,25 @@ def derive_masked_templates(
             if sub not in by_sub:
                 raise FairboundError(f"overrides: {section} names unknown subtopic {sub!r}",
                                      param="overrides")
-    if targets is None:
+    if isinstance(targets, str):
+        if targets != "proportional":
+            raise FairboundError(f"targets: expected a mapping, 'proportional' or None, got "
+                                 f"{targets!r}", param="targets")
         targets = proportional_targets({t.subtopic: len(t.stereotype_hypotheses)
                                         for t in templates}, total)
+    elif targets is None:
+        paper = paper_targets()
+        unknown = [t.subtopic for t in templates if t.subtopic not in paper]
+        if unknown:
+            raise FairboundError(f"targets: subtopic {unknown[0]!r} is not in the paper's "
+                                 "Table 9; pass targets= (a mapping) or "
+                                 "targets='proportional'", param="targets")
+        targets = {t.subtopic: paper[t.subtopic] for t in templates}
     candidates: list[DerivedTemplate] = []
     selected: list[DerivedTemplate] = []
     dropped: list[tuple[str, str, str]] = []
     skipped: list[tuple[str, int, str]] = []
+    shortfalls: dict[str, int] = {}
     for t in templates:
         fixes = {int(k): v for k, v in data.get("source_fixes", {}).get(t.subtopic, {}).items()}
         cands: list[DerivedTemplate] = []
@@ -536,12 +638,14 @@ def derive_masked_templates(
             if len(kept) < targets.get(t.subtopic, 0):
                 kept.append(c)
         candidates.extend(cands)
+        if len(kept) < targets.get(t.subtopic, 0):
+            shortfalls[t.subtopic] = targets[t.subtopic] - len(kept)
         chosen = {c.id for c in kept}
         selected.extend(c for c in cands if c.id in chosen)
     bases = {t.subtopic: f"{t.domain}/{t.subtopic}" for t in templates}
     return DerivationResult(selected=tuple(selected), candidates=tuple(candidates),
                             dropped=tuple(dropped), skipped=tuple(skipped),
-                            targets=dict(targets), bases=bases)
+                            targets=dict(targets), bases=bases, shortfalls=shortfalls)
 
 
 def dry_run(result: DerivationResult | None = None) -> str:
@@ -561,7 +665,7 @@ def dry_run(result: DerivationResult | None = None) -> str:
     Examples
     --------
     >>> print(dry_run().splitlines()[0])  # doctest: +ELLIPSIS
-    gender/man_is_to_breadwinner: 11 of ... candidates selected (target 11)
+    gender/man_is_to_breadwinner: 8 of ... candidates selected (target 8)
     """
     result = derive_masked_templates() if result is None else result
     chosen = {(d.subtopic, d.id) for d in result.selected}
@@ -720,8 +824,43 @@ def _stale(out_dir: Path | None = None) -> list[str]:
     return stale
 
 
+def _with_totals(table: pd.DataFrame, count_cols: Sequence[str]) -> pd.DataFrame:
+    """Append one ``(all)`` row per domain and an overall ``(all)``/``(all)`` row."""
+    parts = []
+    for d, sub in table.groupby("domain", sort=False):
+        parts.append(sub)
+        tot = sub[list(count_cols)].sum(min_count=1).to_frame().T
+        parts.append(tot.assign(domain=d, subtopic="(all)", paper_subtopic="Total"))
+    tot = table[list(count_cols)].sum(min_count=1).to_frame().T
+    parts.append(tot.assign(domain="(all)", subtopic="(all)", paper_subtopic="Total"))
+    return pd.concat(parts, ignore_index=True)[list(table.columns)]
+
+
+def _paper_frame(subtopics: Sequence[tuple[str, str]], have: Mapping[str, int],
+                 paper: Mapping[str, int], col: str, extra: Mapping[str, Sequence] | None = None
+                 ) -> pd.DataFrame:
+    """Rows in the paper's order (its subtopics first), ``col`` next to ``paper``."""
+    order = {PAPER_SUBTOPICS[k]: i for i, k in enumerate(PAPER_TABLE9)}
+    doms = {"gender": 0, "race": 1, "religion": 2}
+    rows = sorted(subtopics, key=lambda ds: (doms.get(ds[0], 3), ds[0],
+                                             order.get(ds[1], len(order)), ds[1]))
+    frame = pd.DataFrame({
+        "domain": [d for d, _ in rows], "subtopic": [s for _, s in rows],
+        "paper_subtopic": [_PAPER_NAME.get(s, "") for _, s in rows],
+        **{k: [v[s] for _, s in rows] for k, v in (extra or {}).items()},
+        col: [float(have.get(s, 0)) for _, s in rows],
+        "paper": [float(paper[_PAPER_NAME[s]]) if s in _PAPER_NAME else np.nan
+                  for _, s in rows]})
+    out = _with_totals(frame, [*(extra or {}), col, "paper"])
+    out["difference"] = out[col] - out["paper"]
+    for c in [*(extra or {}), col]:
+        out[c] = out[c].astype(int)
+    out["paper"] = out["paper"].astype(float)
+    return out
+
+
 def masked_template_counts(templates: Sequence[Template] | None = None) -> pd.DataFrame:
-    """Masked templates per subtopic next to the paper's Table 9.
+    """Masked templates per subtopic next to the paper's Table 9, cell by cell.
 
     Parameters
     ----------
@@ -732,51 +871,72 @@ def masked_template_counts(templates: Sequence[Template] | None = None) -> pd.Da
     Returns
     -------
     pandas.DataFrame
-        Columns ``domain``, ``subtopic``, ``bbnli_hypotheses`` (stereotype hypotheses of the
-        BBNLI subtopic), ``masked_templates`` (in ``templates``), ``target`` (the proportional
-        share of 212) and ``paper`` (Table 9 of Baldini et al. 2023: per subtopic NaN, as
-        :data:`PAPER_TABLE9` is not recorded; 212 on the overall row); one ``(all)`` row per
-        domain and an overall ``(all)``/``(all)`` row.
+        Columns ``domain``, ``subtopic`` (the BBNLI file name), ``paper_subtopic`` (the
+        paper's name, :data:`PAPER_SUBTOPICS`; empty for a subtopic the paper lacks),
+        ``bbnli_hypotheses`` (stereotype hypotheses of the BBNLI subtopic),
+        ``masked_templates`` (in ``templates``), ``paper`` (Table 9 of Baldini et al. 2023;
+        NaN for a subtopic the paper lacks) and ``difference`` (``masked_templates - paper``);
+        rows in the paper's order, one ``(all)`` row per domain and an overall
+        ``(all)``/``(all)`` row (``paper_subtopic`` "Total").
 
     Examples
     --------
     >>> c = masked_template_counts()
+    >>> row = c[c.paper_subtopic == "Black_is_to_ghetto"].iloc[0]
+    >>> row.subtopic, int(row.masked_templates), float(row.paper)
+    ('black_is_to_impoverished', 29, 29.0)
     >>> int(c.iloc[-1]["masked_templates"]), float(c.iloc[-1]["paper"])
     (212, 212.0)
     """
     masked = load_masked_templates() if templates is None else list(templates)
     base = load_templates()
     n_hyp = {t.subtopic: len(t.stereotype_hypotheses) for t in base}
-    target = proportional_targets(n_hyp)
-    have = Counter()
+    have: Counter[str] = Counter()
     for t in masked:
         have[t.subtopic] += len(t.stereotype_hypotheses)
-    rows = [(t.domain, t.subtopic, n_hyp[t.subtopic], have.get(t.subtopic, 0),
-             target[t.subtopic],
-             float(PAPER_TABLE9[t.subtopic]) if PAPER_TABLE9 else np.nan) for t in base]
-    extra = sorted({(t.domain, t.subtopic) for t in masked} - {(r[0], r[1]) for r in rows})
-    rows += [(d, s, 0, have[s], 0, np.nan) for d, s in extra]
-    table = pd.DataFrame(rows, columns=["domain", "subtopic", "bbnli_hypotheses",
-                                        "masked_templates", "target", "paper"])
-    table = table.sort_values(["domain", "subtopic"], kind="stable")
-    parts = []
-    for d, sub in table.groupby("domain", sort=True):
-        parts.append(sub)
-        tot = sub.drop(columns=["domain", "subtopic"]).sum(min_count=1).to_frame().T
-        tot.insert(0, "subtopic", "(all)")
-        tot.insert(0, "domain", d)
-        parts.append(tot)
-    tot = table.drop(columns=["domain", "subtopic"]).sum(min_count=1).to_frame().T
-    tot.insert(0, "subtopic", "(all)")
-    tot.insert(0, "domain", "(all)")
-    if not PAPER_TABLE9:
-        tot["paper"] = float(PAPER_TOTAL)
-    parts.append(tot)
-    out = pd.concat(parts, ignore_index=True)
-    for c in ("bbnli_hypotheses", "masked_templates", "target"):
-        out[c] = out[c].astype(int)
-    out["paper"] = out["paper"].astype(float)
-    return out
+    subs = list(dict.fromkeys([(t.domain, t.subtopic) for t in base]
+                              + [(t.domain, t.subtopic) for t in masked]))
+    return _paper_frame(subs, have, PAPER_TABLE9, "masked_templates",
+                        extra={"bbnli_hypotheses": {s: n_hyp.get(s, 0) for _, s in subs}})
+
+
+def masked_sample_counts(templates: Sequence[Template] | None = None,
+                         versions: Sequence[str] = ("pro", "anti")) -> pd.DataFrame:
+    """Masked samples per subtopic (the expansion of stage 1) next to the paper's Table 10.
+
+    Parameters
+    ----------
+    templates : list of Template, optional
+        Masked templates; default: the shipped ones.
+    versions : sequence of {'pro', 'anti'}
+        Premise versions expanded; the default (both) is what the paper's Table 10 counts
+        ("the expansion ... using the original BBNLI scripts", which render both).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``domain``, ``subtopic``, ``paper_subtopic``, ``masked_templates``,
+        ``masked_samples`` (rows of :func:`~fairbound.nli.expand_templates`), ``paper``
+        (Table 10; NaN for a subtopic the paper lacks) and ``difference``, with domain and
+        overall totals as in :func:`masked_template_counts`.
+
+    Examples
+    --------
+    >>> c = masked_sample_counts()
+    >>> int(c.iloc[-1]["paper"])
+    4156
+    """
+    from fairbound.nli.expand import expand_templates
+
+    masked = load_masked_templates() if templates is None else list(templates)
+    samples = expand_templates(masked, versions=versions).samples
+    have = samples["subtopic"].value_counts().to_dict()
+    n_tpl: Counter[str] = Counter()
+    for t in masked:
+        n_tpl[t.subtopic] += len(t.stereotype_hypotheses)
+    subs = list(dict.fromkeys((t.domain, t.subtopic) for t in masked))
+    return _paper_frame(subs, have, PAPER_TABLE10, "masked_samples",
+                        extra={"masked_templates": dict(n_tpl)})
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -801,6 +961,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("shipped masked templates are up to date")
     if args.counts:
         print(masked_template_counts().to_string(index=False))
+        print(masked_sample_counts().to_string(index=False))
     if args.dry_run or not (args.write is not None or args.check or args.counts):
         print(dry_run())
     return 0

@@ -14,7 +14,11 @@ import pandas as pd
 
 from fairbound.errors import FairboundError
 
-_SHORT = {"demographic_parity": "GP", "equal_opportunity": "TPR", "predictive_parity": "PP"}
+
+def _label(metric: str) -> str:
+    from fairbound.report.stability_report import metric_label
+
+    return metric_label(metric)
 
 
 def _fmt(v) -> str:
@@ -104,12 +108,20 @@ def write_report(
     Files: ``gaps.csv`` (every run), ``runs.csv``, ``summary.csv`` (with the ``filtered`` and
     ``filter_reason`` columns), ``filtered.csv`` (with a filter), ``scores.csv``,
     ``tests_sizes.csv``, ``tests_conditions.csv`` (with several conditions),
-    ``scores.<fmt>`` (accuracy and macro-F1 boxplots, the paper's Figs. 1-2) and, per pair
-    of groups, ``boxplots_<a>_vs_<b>.<fmt>``, ``variance_<a>_vs_<b>.<fmt>`` and
-    ``mean_<a>_vs_<b>.<fmt>`` (every condition side by side, Fig. 6) and
-    ``share_<a>_vs_<b>.<fmt>`` (classes by the share of group A against the TPR gap,
-    Fig. 7; when the study has the TPR metric).
+    ``scores.<fmt>`` (accuracy and macro-F1 boxplots, the paper's Fig. 1), ``f1.<fmt>``
+    (F1 of surgeon and physician, or the study's first two classes, Fig. 2),
+    ``class_counts.<fmt>`` (rows of each class by group, Fig. 7) and, per pair of groups,
+    ``boxplots_<a>_vs_<b>.<fmt>`` (Fig. 3), ``variance_<a>_vs_<b>.<fmt>`` (Fig. 5, filter
+    "at least one prediction per group") and ``mean_<a>_vs_<b>.<fmt>`` (Fig. 6, filter
+    ``min_per_group``; red favours males), every condition side by side, and
+    ``share_<a>_vs_<b>.<fmt>`` (classes by the share of group A against the TPR gap, beyond
+    the paper; when the study has the TPR metric).  Metrics are named in full with the
+    paper's abbreviation in parentheses; with fewer than
+    :data:`~fairbound.report.stability_report.FEW_RUNS` runs per size the report opens with a
+    caution.
     """
+    from fairbound.report.stability_report import FIG5_MIN_PER_GROUP, few_runs_caution
+
     formats = tuple(formats)
     bad = [f for f in formats if f not in ("png", "svg", "pdf")]
     if bad:
@@ -123,6 +135,8 @@ def write_report(
     if min_per_group is None:
         min_per_group = getattr(result.config, "min_per_group", None)
     summary = result.summary(min_per_group=min_per_group or 0)
+    # Fig. 5 filters on "at least one prediction per group", Fig. 6 on min_per_group
+    summary_var = result.summary(min_per_group=FIG5_MIN_PER_GROUP if min_per_group else 0)
     scores = result.score_summary()
     sizes_t = result.compare_sizes(correction=correction)
     _write_csv(gaps, out / "gaps.csv")
@@ -141,8 +155,10 @@ def write_report(
         _write_csv(conds_t, out / "tests_conditions.csv")
 
     cfg = result.config
+    caution = few_runs_caution(int(result.runs.groupby(["condition", "size"]).size().min()))
     lines = [
         "# Stability study", "",
+        *([f"> {caution}", ""] if caution else []),
         f"- label `{cfg.label}` (classes {', '.join(cfg.classes)}), group `{cfg.group}`, "
         f"comparison {cfg.comparison}"
         + (f" (reference `{cfg.reference}`)" if cfg.reference is not None else ""),
@@ -154,19 +170,40 @@ def write_report(
         f"- stratified by {', '.join(cfg.stratify)}; seed {cfg.seed}",
         f"- single-run intervals: {cfg.method} at {cfg.confidence_level:.0%}; gap = rate of "
         "group A - rate of group B",
-        (f"- filter (Jourdan et al. 2023): a cell with fewer than {min_per_group} rows of a "
-         "group behind its rate in some run is reported as filtered, without its numbers "
-         f"({0 if filtered is None else len(filtered)} of {len(summary)} cells)"
+        (f"- filter (Jourdan et al. 2023, per occupation): a class with fewer than "
+         f"{min_per_group} predictions per group in some run is reported as filtered, all "
+         f"its metrics, without their numbers ({0 if filtered is None else len(filtered)} "
+         f"of {len(summary)} cells); the variance figure (Fig. 5) filters on fewer than "
+         f"{FIG5_MIN_PER_GROUP}"
          if min_per_group else "- no filter on the counts per group"), "",
         "## Scores", "",
         markdown_table(scores), "",
     ]
     if formats:
-        from fairbound.viz.stability import plot_score_boxplots
+        from fairbound.report.stability_report import PAPER_F1_CLASSES
+        from fairbound.viz.stability import (
+            plot_class_counts,
+            plot_class_f1,
+            plot_score_boxplots,
+        )
 
+        f1_classes = ([c for c in PAPER_F1_CLASSES if c in cfg.classes]
+                      or list(cfg.classes[:2]))
+        has_f1 = all(f"f1[{c}]" in result.runs.columns for c in f1_classes)
+        counts = cfg.class_count_frame()
         for fmt in formats:
             plot_score_boxplots(result.runs, path=out / f"scores.{fmt}")
-        lines += [f"![accuracy and macro-F1 per size](scores.{formats[0]})", ""]
+            if has_f1:
+                plot_class_f1(result.runs, classes=f1_classes, path=out / f"f1.{fmt}")
+            if not counts.empty:
+                plot_class_counts(counts, path=out / f"class_counts.{fmt}")
+        lines += [f"![accuracy and macro-F1 per size (Fig. 1)](scores.{formats[0]})", ""]
+        if has_f1:
+            lines += [f"![F1 of {', '.join(f1_classes)} per size (Fig. 2)](f1.{formats[0]})",
+                      ""]
+        if not counts.empty:
+            lines += [f"![rows of each class by group (Fig. 7)](class_counts.{formats[0]})",
+                      ""]
     pairs = list(dict.fromkeys(zip(summary["group_a"], summary["group_b"], strict=True)))
     for a, b in pairs:
         s = summary[(summary["group_a"] == a) & (summary["group_b"] == b)]
@@ -176,7 +213,7 @@ def write_report(
             sc = s[s["condition"] == cond]
             if sc.empty:
                 continue
-            sc = sc.assign(gap=sc["metric"].map(lambda m: _SHORT.get(m, m)))
+            sc = sc.assign(gap=sc["metric"].map(_label))
             stats = [c for c in ("mean", "sd", "share_positive", "mean_ci_width",
                                  "ci_to_spread", "ci_covers_mean", "opposite_verdict",
                                  "verdict_disagreement") if c in sc.columns]
@@ -197,11 +234,13 @@ def write_report(
         fp = None if filtered is None else filtered[(filtered["group_a"] == a)
                                                     & (filtered["group_b"] == b)]
         if fp is not None and not fp.empty:
-            fp = fp.assign(gap=fp["metric"].map(lambda m: _SHORT.get(m, m)))
-            lines += [f"### Filtered cells (fewer than {min_per_group} rows of a group in "
-                      "some run)", "",
-                      markdown_table(fp[["condition", "gap", "class", "size", "min_n_a",
-                                         "min_n_b", "filter_reason"]]), ""]
+            fp = fp.assign(gap=fp["metric"].map(_label))
+            few = ["min_pred_a", "min_pred_b"] if fp["min_pred_a"].notna().any() \
+                else ["min_n_a", "min_n_b"]
+            lines += [f"### Filtered cells (fewer than {min_per_group} per group in some "
+                      "run)", "",
+                      markdown_table(fp[["condition", "gap", "class", "size", *few,
+                                         "filter_reason"]]), ""]
         if formats:
             from fairbound.viz.stability import (
                 plot_condition_heatmaps,
@@ -213,7 +252,7 @@ def write_report(
             for fmt in formats:
                 plot_gap_boxplots(gaps, pair=(a, b), min_per_group=min_per_group,
                                   path=out / f"boxplots_{tag}.{fmt}")
-                plot_condition_heatmaps(summary, kind="variance", pair=(a, b),
+                plot_condition_heatmaps(summary_var, kind="variance", pair=(a, b),
                                         path=out / f"variance_{tag}.{fmt}")
                 plot_condition_heatmaps(summary, kind="mean", pair=(a, b),
                                         path=out / f"mean_{tag}.{fmt}")
@@ -234,13 +273,13 @@ def write_report(
                       markdown_table(counts), ""]
             rej = t[t["reject"]]
             if not rej.empty:
-                rej = rej.assign(gap=rej["metric"].map(lambda m: _SHORT.get(m, m)))
+                rej = rej.assign(gap=rej["metric"].map(_label))
                 lines += [markdown_table(rej[["condition", "gap", "class", "size_1", "size_2",
                                               "test", "mean_1", "mean_2", "var_1", "var_2",
                                               "p_adjusted"]]), ""]
         if conds_t is not None and not conds_t.empty:
             t = conds_t[(conds_t["group_a"] == a) & (conds_t["group_b"] == b)]
-            t = t.assign(gap=t["metric"].map(lambda m: _SHORT.get(m, m)))
+            t = t.assign(gap=t["metric"].map(_label))
             lines += ["### Tests between conditions", "",
                       markdown_table(t[["size", "gap", "class", "condition_1", "condition_2",
                                         "test", "mean_1", "mean_2", "p_adjusted",

@@ -22,9 +22,60 @@ from fairbound.report._common import (
 )
 
 CORRECTIONS = ("holm", "bonferroni", "bh", "none")
-SHORT = {"demographic_parity": "GP", "equal_opportunity": "TPR", "predictive_parity": "PP",
-         "false_positive_rate": "FPR", "accuracy_parity": "ACC", "equalized_odds": "EO",
-         "equalized_odds_cost": "EO cost"}
+#: The paper's Fig. 2 names these two occupations (surgeon on top, physician below).
+PAPER_F1_CLASSES = ("surgeon", "physician")
+#: Fig. 5 keeps "only professions that have at least one prediction per gender for all
+#: samplings" (``fairbound.stability.summary.PAPER_THRESHOLDS["variance"]``; the report
+#: layer does not import the stability package).
+FIG5_MIN_PER_GROUP = 1
+
+#: The paper's abbreviations of the metrics it uses (Jourdan et al. 2023, Sec. 3.5).
+PAPER_NAMES = {"demographic_parity": "GP", "equal_opportunity": "TPR",
+               "predictive_parity": "PP"}
+
+#: Fewer runs per size than this and a sign seen in every run is no evidence of a stable
+#: sign: if each run's sign were a fair coin flip, all n runs would agree with probability
+#: 2 * 0.5**n (25% at 3 runs, 3.1% at 6, 0.2% at 10), and the spread (SD) itself rests on
+#: n - 1 degrees of freedom.  The paper used 50 runs per size.
+FEW_RUNS = 10
+
+
+def metric_label(metric: str) -> str:
+    """The metric's full name, with the paper's abbreviation in parentheses.
+
+    Examples
+    --------
+    >>> metric_label("demographic_parity"), metric_label("false_positive_rate")
+    ('demographic_parity (GP)', 'false_positive_rate')
+    """
+    short = PAPER_NAMES.get(metric)
+    return f"{metric} ({short})" if short else str(metric)
+
+
+def few_runs_caution(n_runs: int) -> str:
+    """The caution a report shows when a size has fewer than :data:`FEW_RUNS` runs.
+
+    Examples
+    --------
+    >>> few_runs_caution(3)[:46]
+    'Caution: only 3 runs per size (fewer than 10).'
+    >>> few_runs_caution(10)
+    ''
+    """
+    n = int(n_runs)
+    if n >= FEW_RUNS:
+        return ""
+    return (f"Caution: only {n} runs per size (fewer than {FEW_RUNS}). If each run's sign "
+            f"were a coin flip, all {n} would agree {2 * 0.5 ** n:.0%} of the time, so a "
+            "gap with the same sign in every run is not yet a stable sign, and the spread "
+            f"(SD) rests on {max(n - 1, 0)} degrees of freedom. Read the findings below as "
+            f"provisional; add runs (the paper used 50 per size).")
+
+
+
+def _label(r) -> str:
+    """A metric's full name with the paper's abbreviation (a table cell)."""
+    return metric_label(r["metric"])
 
 
 def _check_min(min_per_group):
@@ -58,7 +109,11 @@ def _figure(make, alt):
 
 
 def _pair_findings(s) -> list[dict]:
-    """One sentence per gap whose sign is stable / unstable at the largest size."""
+    """One sentence per gap whose sign is stable / unstable at the largest size.
+
+    With fewer than :data:`FEW_RUNS` runs a sign seen in every
+    run is reported as provisional (amber, not red).
+    """
     out = []
     if s.empty:
         return out
@@ -67,7 +122,7 @@ def _pair_findings(s) -> list[dict]:
         big = big[~big["filtered"].astype(bool)]
     several = s["condition"].nunique() > 1 if "condition" in s.columns else False
     for r in big.to_dict("records"):
-        name = f"{SHORT.get(r['metric'], r['metric'])} gap for class {r['class']}"
+        name = f"{metric_label(r['metric'])} gap for class {r['class']}"
         if several:
             name += f" ({r['condition']})"
         share = num(r["share_positive"])
@@ -75,9 +130,12 @@ def _pair_findings(s) -> list[dict]:
         if not math.isfinite(share):
             continue
         if share in (0.0, 1.0) and num(r["opposite_verdict"]) == 0:
-            out.append({"cls": "bad", "text": (
+            few = int(r["n_runs"]) < FEW_RUNS
+            out.append({"cls": "warn" if few else "bad", "text": (
                 f"At n = {int(r['size']):,}, the {name} has the same sign in every one of "
-                f"{int(r['n_runs'])} runs (mean {mean:+.3f}, SD {sd:.3f}).")})
+                f"{int(r['n_runs'])} runs (mean {mean:+.3f}, SD {sd:.3f})"
+                + (f"; with fewer than {FEW_RUNS} runs that is not yet a stable sign."
+                   if few else "."))})
         elif 0.2 < share < 0.8:
             out.append({"cls": "warn", "text": (
                 f"At n = {int(r['size']):,}, the {name} changes sign across runs "
@@ -105,38 +163,57 @@ def _filter_view(s, min_per_group):
     if not min_per_group or s.empty or "filtered" not in s.columns:
         return [], None
     f = s[s["filtered"].astype(bool)]
+    by_class = "min_pred_a" in s.columns and s["min_pred_a"].notna().any()
+    what = "predictions of the class" if by_class else "rows of a group behind the rate"
     if f.empty:
         return [{"cls": "ok", "text": (
-            f"Filter: every cell has at least {min_per_group} rows of each group behind its "
-            "rate in every run; none is filtered.")}], None
+            f"Filter: every class has at least {min_per_group} {what} per group in every "
+            "run; none is filtered.")}], None
     classes = sorted(set(f["class"].astype(str)))
-    text = (f"Filter (Jourdan et al. 2023): {len(f)} of {len(s)} cells rest, in some run, on "
+    text = (f"Filter (Jourdan et al. 2023, per occupation): {len(f)} of {len(s)} cells, the "
+            f"classes {', '.join(classes[:12])}{', ...' if len(classes) > 12 else ''}, have "
+            f"fewer than {min_per_group} {what} per group in some run; every metric of such "
+            "a class is reported as filtered, without its numbers.") if by_class else (
+            f"Filter (Jourdan et al. 2023): {len(f)} of {len(s)} cells rest, in some run, on "
             f"fewer than {min_per_group} rows of a group; they are reported as filtered, "
             f"without their numbers (classes: {', '.join(classes[:12])}"
             f"{', ...' if len(classes) > 12 else ''}).")
-    cols = [("condition", "condition", "text"),
-            ("gap", "metric", lambda r: SHORT.get(r["metric"], r["metric"])),
+    fewest = ("min_pred_a", "min_pred_b") if by_class else ("min_n_a", "min_n_b")
+    cols = [("condition", "condition", "text"), ("gap", "metric", _label),
             ("class", "class", "text"), ("size", "size", "int"),
-            ("fewest A", "min_n_a", "int"), ("fewest B", "min_n_b", "int"),
+            ("fewest A", fewest[0], "int"), ("fewest B", fewest[1], "int"),
             ("reason", "filter_reason", "text")]
     table = table_view(f.to_dict("records"), cols, caption=(
-        f"Filtered cells: fewer than {min_per_group} rows of a group behind the rate in some "
-        "run (group size for GP, true members of the class for TPR, predictions of the "
-        "class for PP). Their means and spreads are not shown."), cls="filtered")
+        (f"Filtered cells: fewer than {min_per_group} predictions of the class per group in "
+         "some run (the paper's filter, per occupation: all metrics of the class go). "
+         if by_class else
+         f"Filtered cells: fewer than {min_per_group} rows of a group behind the rate in "
+         "some run (group size for demographic_parity, true members of the class for "
+         "equal_opportunity, predictions of the class for predictive_parity). ")
+        + "Their means and spreads are not shown."), cls="filtered")
     return [{"cls": "warn", "text": text}], table
 
 
 def stability_view(result, *, index: int = 1, correction: str = "holm",
-                   figures: bool = True, min_per_group: int | None = None) -> dict:
+                   figures: bool = True, min_per_group: int | None = None,
+                   variance_min_per_group: int | None = None,
+                   f1_classes=None) -> dict:
     """Everything the stability section shows (see :func:`render_stability_report`)."""
     cfg = result.config
     min_per_group = _check_min(min_per_group)
     if min_per_group is None:
         min_per_group = getattr(cfg, "min_per_group", None)
+    var_min = _check_min(variance_min_per_group)
+    if var_min is None:
+        var_min = FIG5_MIN_PER_GROUP if min_per_group else 0
     gaps = result.gaps
     summary = result.summary(min_per_group=min_per_group or 0)
+    # Fig. 5 keeps the occupations with at least one prediction per gender ("at least 1"),
+    # Fig. 6 those with more than 10 (min_per_group): one summary per threshold
+    summary_var = result.summary(min_per_group=var_min or 0)
     sizes = sorted(int(x) for x in gaps["size"].unique())
     runs = result.runs.groupby(["condition", "size"]).size()
+    caution = few_runs_caution(int(runs.min()))
     facts = [
         ("Label", f"{cfg.label} (classes {', '.join(map(str, cfg.classes))})"),
         ("Group", f"{cfg.group}; comparison {cfg.comparison}"
@@ -151,8 +228,11 @@ def stability_view(result, *, index: int = 1, correction: str = "holm",
         ("Stratified by", ", ".join(cfg.stratify)),
         ("Metrics", ", ".join(cfg.metrics)),
         ("Single-run intervals", f"{cfg.method} at {cfg.confidence_level:.0%}"),
-        ("Filter", f"cells with fewer than {min_per_group} rows of a group behind the rate "
-         "in some run are reported as filtered" if min_per_group else "none"),
+        ("Filter", (f"classes with fewer than {min_per_group} predictions per group in some "
+                    "run (tables, mean-gap heatmaps: the paper's Fig. 6, 'more than 10') "
+                    f"and fewer than {var_min} (variance heatmaps: Fig. 5, 'at least one') "
+                    "are reported as filtered, all their metrics")
+         if min_per_group else "none"),
         ("Seed", str(cfg.seed)),
         ("Data fingerprint", str(cfg.data_fingerprint)),
     ]
@@ -169,17 +249,29 @@ def stability_view(result, *, index: int = 1, correction: str = "holm",
 
     draw = figures and have_matplotlib()
     conds = list(dict.fromkeys(summary["condition"])) if not summary.empty else []
-    fig_scores = None
+    fig_scores = fig_f1 = fig_counts = None
+    if f1_classes is None:
+        f1_classes = [c for c in PAPER_F1_CLASSES if c in cfg.classes] or list(cfg.classes[:2])
+    f1_classes = [str(c) for c in f1_classes]
     if draw:
         fig_scores = figure_img(splots.plot_score_boxplots(result.runs), (
             "Boxplots of accuracy and macro-F1 across runs per training size"
             + (f", conditions {', '.join(conds)}" if len(conds) > 1 else "")))
+        if all(f"f1[{c}]" in result.runs.columns for c in f1_classes):
+            fig_f1 = figure_img(splots.plot_class_f1(result.runs, classes=f1_classes), (
+                f"Boxplots of the F1-score of {', '.join(f1_classes)} across runs per "
+                "training size"))
+        counts = cfg.class_count_frame() if hasattr(cfg, "class_count_frame") else None
+        if counts is not None and not counts.empty:
+            fig_counts = figure_img(splots.plot_class_counts(counts),
+                                    "Bars of the rows of each class by group")
     metrics = set(summary["metric"]) if not summary.empty else set()
     for j, (a, b) in enumerate(pair_keys):
         s = summary[(summary["group_a"] == a) & (summary["group_b"] == b)]
         f_findings, f_table = _filter_view(s, min_per_group)
         view = {"id": f"stability-{index}-{j + 1}", "heading": f"{a} vs {b}",
-                "findings": f_findings + _pair_findings(s), "fig_box": None, "fig_var": None,
+                "findings": ([{"cls": "warn", "text": caution}] if caution else [])
+                + f_findings + _pair_findings(s), "fig_box": None, "fig_var": None,
                 "fig_mean": None, "fig_share": None}
         if draw:
             who = ", ".join(conds)
@@ -187,7 +279,7 @@ def stability_view(result, *, index: int = 1, correction: str = "holm",
                 splots.plot_gap_boxplots(gaps, pair=(a, b), min_per_group=min_per_group),
                 f"Boxplots of the gaps {a} vs {b} per size")
             view["fig_var"] = figure_img(
-                splots.plot_condition_heatmaps(summary, kind="variance", pair=(a, b)),
+                splots.plot_condition_heatmaps(summary_var, kind="variance", pair=(a, b)),
                 f"Variance heatmaps {a} vs {b}, one per condition: {who}")
             view["fig_mean"] = figure_img(
                 splots.plot_condition_heatmaps(summary, kind="mean", pair=(a, b)),
@@ -196,9 +288,7 @@ def stability_view(result, *, index: int = 1, correction: str = "holm",
                 view["fig_share"] = figure_img(
                     splots.plot_group_share(summary, pair=(a, b)),
                     f"Classes by the share of {a}: mean TPR gap {a} vs {b}")
-        cols = [("condition", "condition", "text"), ("gap", "metric",
-                                                      lambda r: SHORT.get(r["metric"],
-                                                                          r["metric"])),
+        cols = [("condition", "condition", "text"), ("gap", "metric", _label),
                 ("class", "class", "text"), ("size", "size", "int"),
                 ("runs", "n_runs", "int"), ("mean", "mean", _hide_filtered("mean", "num")),
                 ("SD", "sd", _hide_filtered("sd", "num")),
@@ -217,8 +307,7 @@ def stability_view(result, *, index: int = 1, correction: str = "holm",
             view["tables"].append(f_table)
         t = _pair_rows(tests, a, b)
         if not t.empty:
-            tcols = [("condition", "condition", "text"),
-                     ("gap", "metric", lambda r: SHORT.get(r["metric"], r["metric"])),
+            tcols = [("condition", "condition", "text"), ("gap", "metric", _label),
                      ("class", "class", "text"), ("size 1", "size_1", "int"),
                      ("size 2", "size_2", "int"), ("test", "test", "text"),
                      ("mean 1", "mean_1", "num"), ("mean 2", "mean_2", "num"),
@@ -233,8 +322,7 @@ def stability_view(result, *, index: int = 1, correction: str = "holm",
         pairs.append(view)
     ct = result.compare_conditions(correction=correction) if len(cfg.conditions) > 1 else None
     if ct is not None and not ct.empty and {"group_a", "condition_1"} <= set(ct.columns):
-        ccols = [("size", "size", "int"),
-                 ("gap", "metric", lambda r: SHORT.get(r["metric"], r["metric"])),
+        ccols = [("size", "size", "int"), ("gap", "metric", _label),
                  ("class", "class", "text"),
                  ("pair", "group_a", lambda r: f"{r['group_a']} vs {r['group_b']}"),
                  ("condition 1", "condition_1", "text"), ("condition 2", "condition_2", "text"),
@@ -252,6 +340,8 @@ def stability_view(result, *, index: int = 1, correction: str = "holm",
                  f"stratified sample; every run audited. How much does each fairness gap "
                  f"move when only the training sample changes?"),
         "facts": facts, "scores": scores, "pairs": pairs, "fig_scores": fig_scores,
+        "fig_f1": fig_f1, "fig_counts": fig_counts, "f1_classes": ", ".join(f1_classes),
+        "caution": caution,
         "stratify": ", ".join(cfg.stratify), "repeats": f"{runs.max()}",
         "method": cfg.method, "level": f"{cfg.confidence_level:.0%}",
         "correction": correction, "no_figures": NO_FIGURES,
@@ -268,7 +358,9 @@ def stability_view(result, *, index: int = 1, correction: str = "holm",
 
 
 def render_stability_report(result, *, title: str | None = None, correction: str = "holm",
-                            figures: bool = True, min_per_group: int | None = None) -> str:
+                            figures: bool = True, min_per_group: int | None = None,
+                            variance_min_per_group: int | None = None,
+                            f1_classes=None) -> str:
     """Render a stability study as one self-contained HTML page.
 
     Parameters
@@ -282,8 +374,16 @@ def render_stability_report(result, *, title: str | None = None, correction: str
     figures : bool
         Include the boxplots and heatmaps (needs matplotlib).
     min_per_group : int, optional
-        The paper's filter (see :func:`fairbound.stability.summarize_gaps`); default: the
-        study's own (``run_study(min_per_group=...)``); 0 turns it off.
+        The paper's filter per occupation (see :func:`fairbound.stability.summarize_gaps`)
+        for the tables and the mean-gap heatmaps (Fig. 6: "more than 10 predictions per
+        gender", 11); default: the study's own (``run_study(min_per_group=...)``); 0 turns
+        it off.
+    variance_min_per_group : int, optional
+        The filter of the variance heatmaps (Fig. 5: "at least one prediction per gender",
+        default 1 when ``min_per_group`` is on, none otherwise).
+    f1_classes : sequence of str, optional
+        The classes of the F1 boxplots (Fig. 2; default surgeon and physician when the
+        study has them, else its first two classes).
 
     Returns
     -------
@@ -291,12 +391,16 @@ def render_stability_report(result, *, title: str | None = None, correction: str
 
     Notes
     -----
-    Sections: the study's set-up, model scores per size with their accuracy and macro-F1
-    boxplots (the paper's Figs. 1-2), and per pair of groups the gap boxplots per size, the
-    variance and mean-gap heatmaps of every condition side by side (Fig. 6), the classes by
-    the share of group A against the TPR gap (Fig. 7), the summary table with the filtered
-    cells and their reason, and the tests between sizes (and between conditions when there
-    are several), after Jourdan, Risser, Loubes & Asher (2023).
+    Sections: the study's set-up, a caution when a size has fewer than
+    :data:`FEW_RUNS` runs, model scores per size with the
+    accuracy boxplots (the paper's Fig. 1), the F1 boxplots of two named classes (Fig. 2)
+    and the rows of each class by group (Fig. 7), and per pair of groups the gap boxplots
+    per size (Fig. 3), the variance heatmaps (Fig. 5) and mean-gap heatmaps (Fig. 6; red
+    favours males) of every condition side by side, the classes by the share of group A
+    against the TPR gap (beyond the paper), the summary table with the filtered cells and
+    their reason, and the tests between sizes (and between conditions when there are
+    several), after Jourdan, Risser, Loubes & Asher (2023).  Metrics are named in full,
+    with the paper's abbreviation in parentheses (``demographic_parity (GP)``).
 
     References
     ----------
@@ -310,7 +414,9 @@ def render_stability_report(result, *, title: str | None = None, correction: str
     """
     title = _validate(result, title, correction)
     view = stability_view(result, correction=correction, figures=figures,
-                          min_per_group=min_per_group)
+                          min_per_group=min_per_group,
+                          variance_min_per_group=variance_min_per_group,
+                          f1_classes=f1_classes)
     toc = [{"id": p["id"], "title": p["heading"]} for p in view["pairs"]]
     return render_page(title=title, kicker="fairbound stability study",
                        sections=[render_section("stability.html.j2", s=view)], toc=toc,

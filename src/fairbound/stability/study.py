@@ -56,6 +56,8 @@ class TextDebias:
         Which gender's indicators the rewritten corpus uses.
     name : str
         Neutral first name.
+    nouns : bool
+        Also rewrite gendered nouns (husband -> wife, ...); off, as in the paper.
 
     Examples
     --------
@@ -66,6 +68,7 @@ class TextDebias:
     column: str = "text"
     variant: str = "female"
     name: str = "Camille"
+    nouns: bool = False
 
     def __call__(self, data: pd.DataFrame) -> pd.DataFrame:
         """Return a copy of ``data`` with the text column rewritten."""
@@ -74,7 +77,7 @@ class TextDebias:
         if self.column not in data.columns:
             raise FairboundError(f"condition: no text column {self.column!r}; columns are "
                                  f"{list(data.columns)[:20]}", param="conditions")
-        tf = GenderNeutralizer(variant=self.variant, name=self.name)
+        tf = GenderNeutralizer(variant=self.variant, name=self.name, nouns=self.nouns)
         out = data.copy()
         out[self.column] = tf.transform(data[self.column].astype(str))
         return out
@@ -107,6 +110,13 @@ class StudyConfig:
     #: the paper's filter (see :func:`summarize_gaps`); a reporting choice, so a store may
     #: be resumed with another value
     min_per_group: int | None = field(default=None, compare=False)
+    #: rows of each class and group in the whole data (``(class, group, n)`` triples):
+    #: the bars of Jourdan et al.'s Fig. 7
+    class_counts: tuple = field(default=(), compare=False)
+    #: ``(condition, fingerprint)`` of each transformed condition: a hash of the transform's
+    #: output on the first rows of the pool, so that a store is never resumed with a
+    #: transform that now rewrites text otherwise (a new name list, other rules)
+    transforms: tuple = ()
 
     def to_dict(self) -> dict:
         """Return the configuration as a JSON-ready dictionary."""
@@ -120,7 +130,17 @@ class StudyConfig:
         kw = dict(d)
         for k in ("stratify", "conditions", "metrics", "classes", "sizes"):
             kw[k] = tuple(kw.get(k, ()))
+        kw["class_counts"] = tuple(tuple(t) for t in kw.get("class_counts", ()))
+        kw["transforms"] = tuple(tuple(t) for t in kw.get("transforms", ()))
         return cls(**kw)
+
+    def class_count_frame(self) -> pd.DataFrame:
+        """:attr:`class_counts` as a frame (``class``, ``group``, ``n``); empty if unknown."""
+        return pd.DataFrame(list(self.class_counts), columns=["class", "group", "n"])
+
+
+#: Rows of the pool a condition's transform is fingerprinted on (:attr:`StudyConfig.transforms`).
+TRANSFORM_PROBE = 500
 
 
 def _fingerprint(data: pd.DataFrame, test_data: pd.DataFrame | None) -> str:
@@ -178,7 +198,7 @@ class RunStore:
             old = StudyConfig.from_dict(json.loads(self.config_path.read_text()))
             if old != config:
                 diff = [k for k in config.to_dict()
-                    if k not in ("sizes", "n_repeats", "min_per_group")
+                    if k not in ("sizes", "n_repeats", "min_per_group", "class_counts")
                     and config.to_dict()[k] != old.to_dict().get(k)]
                 raise FairboundError(
                     f"store: {str(self.root)!r} holds a study with a different {diff[0]} "
@@ -835,5 +855,10 @@ def _check_study(data, label, group, trainer, sizes, n_repeats, test_size, test_
         comparison=comparison, reference=reference, method=m, confidence_level=rho,
         classes=classes, data_fingerprint=_fingerprint(pool, test_data), sizes=sizes,
         n_repeats=int(n_repeats), min_per_group=min_per_group,
+        class_counts=tuple((str(k), str(g), int(n)) for (k, g), n in
+                           pool.groupby([pool[label].astype(str), pool[group].astype(str)],
+                                        sort=True).size().items()),
+        transforms=tuple((name, _fingerprint(f(pool.head(TRANSFORM_PROBE).copy()), None))
+                         for name, f in conditions.items() if f is not None),
     )
     return cfg, pool, test_data, conditions, backend

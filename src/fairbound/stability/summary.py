@@ -76,7 +76,8 @@ def _key_cols(gaps: pd.DataFrame, drop: Sequence[str] = ()) -> list[str]:
 
 
 #: What the counts ``n_a`` / ``n_b`` behind each metric's rates are, in words.
-COUNTED = {"demographic_parity": "rows", "equal_opportunity": "true members of the class",
+COUNTED = {"predictions": "predictions of the class",
+           "demographic_parity": "rows", "equal_opportunity": "true members of the class",
            "false_negative_rate": "true members of the class",
            "false_positive_rate": "rows outside the class",
            "predictive_parity": "predictions of the class"}
@@ -120,7 +121,50 @@ def filter_reason(metric: str, group_a: str, group_b: str, min_n_a: float, min_n
             f"({group_a}: {fmt(a)}, {group_b}: {fmt(b)})")
 
 
-def summarize_gaps(gaps: pd.DataFrame, *, min_per_group: int | None = None) -> pd.DataFrame:
+#: Jourdan et al. (2023) filter whole occupations on the predictions of the occupation per
+#: gender: Fig. 5 keeps those with "at least one prediction per gender for all samplings",
+#: Fig. 6 those with "more than 10 predictions per gender" (at 120K).
+PAPER_THRESHOLDS = {"variance": 1, "mean": 11}
+FILTER_BY = ("class", "cell")
+
+
+def class_prediction_counts(gaps: pd.DataFrame) -> pd.DataFrame:
+    """Predictions of each class per group in every run, read from the gaps table.
+
+    The count is the predictive-parity denominator (``n_a``/``n_b`` of the
+    ``predictive_parity`` rows: the group's predictions of the class) or, without that
+    metric, the demographic-parity numerator (``count_a``/``count_b`` of the
+    ``demographic_parity`` rows).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per condition, size, repeat, class and pair: ``pred_a``, ``pred_b``;
+        empty when the study has neither metric.
+
+    Examples
+    --------
+    >>> g = pd.DataFrame({"condition": "o", "size": 100, "repeat": [0],
+    ...                   "metric": "predictive_parity", "class": "1", "group_a": "f",
+    ...                   "group_b": "m", "n_a": 3, "n_b": 12, "gap": 0.1})
+    >>> class_prediction_counts(g)[["pred_a", "pred_b"]].values.tolist()
+    [[3.0, 12.0]]
+    """
+    keys = [k for k in ("condition", "size", "repeat", "class", "group_a", "group_b")
+            if k in gaps.columns]
+    for metric, cols in (("predictive_parity", ("n_a", "n_b")),
+                         ("demographic_parity", ("count_a", "count_b"))):
+        d = gaps[gaps["metric"] == metric] if "metric" in gaps.columns else gaps.iloc[0:0]
+        if not d.empty and set(cols) <= set(d.columns):
+            out = d[keys].copy()
+            out["pred_a"] = pd.to_numeric(d[cols[0]], errors="coerce").fillna(0).astype(float)
+            out["pred_b"] = pd.to_numeric(d[cols[1]], errors="coerce").fillna(0).astype(float)
+            return out.drop_duplicates(keys).reset_index(drop=True)
+    return pd.DataFrame(columns=[*keys, "pred_a", "pred_b"])
+
+
+def summarize_gaps(gaps: pd.DataFrame, *, min_per_group: int | None = None,
+                   filter_by: str = "class") -> pd.DataFrame:
     """Spread, sign shares and single-run intervals of each gap across runs.
 
     Parameters
@@ -129,12 +173,20 @@ def summarize_gaps(gaps: pd.DataFrame, *, min_per_group: int | None = None) -> p
         The ``gaps`` table of a :class:`StudyResult`.
     min_per_group : int, optional
         The filter of Jourdan et al. (2023), who keep an occupation only when each gender
-        has more than 10 test examples behind the rate (``min_per_group=11``): a cell
-        (condition, size, metric, class, pair) is *filtered* when, in some run, either
-        group has fewer than ``min_per_group`` rows behind its rate (``n_a`` / ``n_b``: the
-        group's rows for GP, its true members of the class for TPR, its predictions of the
-        class for PP).  Its numbers stay in the table, flagged; reports and figures show
-        the reason instead of them.  ``None`` or 0: no filter.
+        has enough *predictions* of it: "at least one prediction per gender for all
+        samplings" in Fig. 5 (``min_per_group=1``), "more than 10 predictions per gender"
+        in Fig. 6 (``min_per_group=11``; :data:`PAPER_THRESHOLDS`).  With
+        ``filter_by="class"`` (the paper's), every cell of a class (all its metrics, GP
+        included) is *filtered* at a condition and size when, in some run, either group has
+        fewer than ``min_per_group`` predictions of the class (see
+        :func:`class_prediction_counts`).  Its numbers stay in the table, flagged; reports
+        and figures show the reason instead of them.  ``None`` or 0: no filter.
+    filter_by : {'class', 'cell'}
+        ``'class'``: the paper's per-occupation filter on the predictions of the class
+        (falls back to ``'cell'`` when the study has neither predictive nor demographic
+        parity); ``'cell'``: each metric on its own denominator (``n_a`` / ``n_b``: the
+        group's rows for GP, its true members of the class for TPR, its predictions of
+        the class for PP), so GP of a rare class may be kept while its TPR is filtered.
 
     Returns
     -------
@@ -155,8 +207,10 @@ def summarize_gaps(gaps: pd.DataFrame, *, min_per_group: int | None = None) -> p
           verdict has the sign opposite to the mean; ``verdict_disagreement``: share of
           runs whose outcome (significant +, significant -, inconclusive) differs from
           the most common one;
-        - ``min_n_a``, ``min_n_b``: the smallest counts over runs; ``filtered`` (bool) and
-          ``filter_reason`` (empty when kept), see ``min_per_group``.
+        - ``min_n_a``, ``min_n_b``: the smallest counts over runs; ``min_pred_a``,
+          ``min_pred_b``: the fewest predictions of the class per group over runs;
+          ``filtered`` (bool) and ``filter_reason`` (empty when kept), see
+          ``min_per_group``.
 
     Examples
     --------
@@ -173,9 +227,17 @@ def summarize_gaps(gaps: pd.DataFrame, *, min_per_group: int | None = None) -> p
     (True, 'filtered: fewer than 11 rows per group in some run (a: 5, b: 50)')
     """
     min_per_group = check_min_per_group(min_per_group)
+    check_choice(filter_by, FILTER_BY, "filter_by")
     if gaps.empty:
         return pd.DataFrame()
     keys = _key_cols(gaps)
+    preds = class_prediction_counts(gaps) if filter_by == "class" else pd.DataFrame()
+    cls_keys = [k for k in ("condition", "size", "class", "group_a", "group_b")
+                if k in preds.columns]
+    fewest = ({} if preds.empty else
+              {k if isinstance(k, tuple) else (k,): (float(d["pred_a"].min()),
+                                                     float(d["pred_b"].min()))
+               for k, d in preds.groupby(cls_keys, sort=False, dropna=False)})
     rows = []
     for key, df in gaps.groupby(keys, sort=True, dropna=False):
         d = df[np.isfinite(df["gap"].astype(float))]
@@ -186,7 +248,9 @@ def summarize_gaps(gaps: pd.DataFrame, *, min_per_group: int | None = None) -> p
         row = dict(zip(keys, key, strict=True))
         row["n_runs"] = n
         row["n_not_estimable"] = len(df) - n
-        row.update(_filter_cols(df, row, min_per_group))
+        row.update(_filter_cols(df, row, min_per_group,
+                                fewest.get(tuple(row[k] for k in cls_keys)) if fewest
+                                else None))
         if n == 0:
             rows.append(row)
             continue
@@ -222,15 +286,25 @@ def summarize_gaps(gaps: pd.DataFrame, *, min_per_group: int | None = None) -> p
     return out
 
 
-def _filter_cols(df: pd.DataFrame, row: dict, min_per_group: int | None) -> dict:
-    """``min_n_a``, ``min_n_b``, ``filtered`` and ``filter_reason`` of one cell."""
+def _filter_cols(df: pd.DataFrame, row: dict, min_per_group: int | None,
+                 fewest_pred: tuple[float, float] | None = None) -> dict:
+    """``min_n_*``, ``min_pred_*``, ``filtered`` and ``filter_reason`` of one cell.
+
+    ``fewest_pred``: the class's fewest predictions per group over the cell's runs (the
+    per-occupation filter); ``None``: the cell's own counts decide (per cell).
+    """
     out = {}
     for side in ("a", "b"):
         col = f"n_{side}"
         v = pd.to_numeric(df[col], errors="coerce").fillna(0) if col in df.columns else None
         out[f"min_n_{side}"] = float(v.min()) if v is not None and len(v) else math.nan
+    out["min_pred_a"], out["min_pred_b"] = fewest_pred or (math.nan, math.nan)
     reason = ""
-    if min_per_group is not None:
+    if min_per_group is not None and fewest_pred is not None:
+        reason = filter_reason("predictions", str(row.get("group_a", "A")),
+                               str(row.get("group_b", "B")), fewest_pred[0], fewest_pred[1],
+                               min_per_group)
+    elif min_per_group is not None:
         reason = filter_reason(str(row.get("metric", "")), str(row.get("group_a", "A")),
                                str(row.get("group_b", "B")), out["min_n_a"], out["min_n_b"],
                                min_per_group)

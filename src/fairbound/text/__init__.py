@@ -2,9 +2,17 @@
 
 from fairbound.text.debias import (
     GENDERED_PAIRS,
+    NOUN_PAIRS,
+    PAPER_PAIRS,
     GenderNeutralizer,
-    first_names,
     neutralize_gender,
 )
+from fairbound.text.names import (
+    NameDetector,
+    NameListDetector,
+    SpacyNameDetector,
+    first_names,
+)
 
-__all__ = ["GENDERED_PAIRS", "GenderNeutralizer", "first_names", "neutralize_gender"]
+__all__ = ["GENDERED_PAIRS", "NOUN_PAIRS", "PAPER_PAIRS", "GenderNeutralizer", "NameDetector",
+           "NameListDetector", "SpacyNameDetector", "first_names", "neutralize_gender"]

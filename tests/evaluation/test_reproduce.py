@@ -180,3 +180,40 @@ def test_cli_figure_kinds(tmp_path, capsys):
     assert "figure_kind must be one of paper, coverage" in capsys.readouterr().err
     assert main([*base, "--figure", str(tmp_path / "f.jpg")]) == 2
     assert "figure must end in .png, .svg or .pdf" in capsys.readouterr().err
+
+
+def test_cli_figure_default_is_the_papers_figure1(tmp_path, monkeypatch, capsys):
+    """`reproduce bbu --figure` and the Python API draw Figure 1 through one code path,
+    with the paper's panels: the government genre, gamma 0.1 (left), n 500 (right)."""
+    pytest.importorskip("matplotlib")
+    from matplotlib.figure import Figure
+
+    import fairbound.viz.coverage as cov
+    from fairbound.evaluation.reproduce import FIGURE1, coverage_study, figure1
+
+    m = tmp_path / "m.jsonl"
+    _write_jsonl(m, 1200, seed=1)
+    calls = []
+
+    def spy(study, **kw):  # records the settings; draws nothing
+        calls.append({k: kw[k] for k in ("genres", "gamma", "n")})
+        return Figure(figsize=(1, 1))
+
+    monkeypatch.setattr(cov, "plot_genre_intervals", spy)
+    args = ["reproduce", "bbu", "--mnli", str(m), "--n", "100,500", "--gamma", "0.1,0.5",
+            "--runs", "2", "--figure", str(tmp_path / "f.png")]
+    assert main(args) == 0
+    assert "genres government; gamma 0.1 (left), n 500 (right)" in capsys.readouterr().out
+    study = coverage_study(load_mnli([m]), ns=(100, 500), gammas=(0.1, 0.5), runs=2)
+    figure1(study)
+    paper = {"genres": list(FIGURE1["genres"]), "gamma": 0.1, "n": 500}
+    assert calls == [paper, paper]  # the CLI's call, then the API's: the same settings
+    # overrides replace the paper's panels; a grid without them falls back to the plot's
+    # defaults, and the settings say that they are not the paper's
+    from fairbound.evaluation.reproduce import figure1_settings
+
+    assert figure1_settings(study, genres=["fiction"], n=100) == {
+        "genres": ["fiction"], "gamma": 0.1, "n": 100, "paper": False}
+    small = coverage_study(load_mnli([m]), ns=(100,), gammas=(0.5,), runs=1)
+    assert figure1_settings(small) == {"genres": ["government"], "gamma": None, "n": None,
+                                       "paper": False}
