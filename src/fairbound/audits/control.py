@@ -38,7 +38,8 @@ ERROR_CONTROLS = ("family", "fdr", "none")
 SHORT_NAMES = {"family": "family-wise", "fdr": "false-discovery (BH)", "none": "each"}
 
 __all__ = ["ERROR_CONTROLS", "SHORT_NAMES", "bonferroni_level", "check_error_control", "controlled",
-           "level_function"]
+           "controlled_rows", "dependence_robust_level", "level_function",
+           "recompute_settings"]
 
 
 def check_error_control(error_control) -> str:
@@ -54,6 +55,41 @@ def check_error_control(error_control) -> str:
     fairbound.errors.FairboundError: error_control must be one of family, fdr, none; ...
     """
     return check_choice(error_control, ERROR_CONTROLS, "error_control", fold=True)
+
+
+def recompute_settings(result, confidence_level: float | None,
+                       error_control: str | None) -> tuple[float, str]:
+    """The level and error control a result's ``recompute`` uses.
+
+    Each argument given is checked; one left out (``None``) keeps the result's value.
+
+    Parameters
+    ----------
+    result : object
+        A result with ``confidence_level`` and ``error_control`` attributes.
+    confidence_level : float or None
+        The new level, in (0, 1).
+    error_control : {'family', 'fdr', 'none'} or None
+        The new error control.
+
+    Returns
+    -------
+    tuple of (float, str)
+
+    Examples
+    --------
+    >>> from types import SimpleNamespace
+    >>> old = SimpleNamespace(confidence_level=0.95, error_control="family")
+    >>> recompute_settings(old, None, "FDR"), recompute_settings(old, 0.9, None)
+    ((0.95, 'fdr'), (0.9, 'family'))
+    """
+    from fairbound.stats.base import check_confidence_level
+
+    rho = check_confidence_level(result.confidence_level if confidence_level is None
+                                 else confidence_level)
+    control = result.error_control if error_control is None else \
+        check_error_control(error_control)
+    return rho, control
 
 
 def bonferroni_level(confidence_level: float, m: int, looks: int = 1) -> float:
@@ -82,6 +118,27 @@ def bonferroni_level(confidence_level: float, m: int, looks: int = 1) -> float:
     """
     alpha = (1.0 - confidence_level) / looks
     return 1.0 - alpha / max(m, 1)
+
+
+def dependence_robust_level(confidence_level: float, m: int, error_control: str) -> float:
+    """The level a false-discovery-rate step-up runs at to hold under any dependence.
+
+    Benjamini & Yekutieli (2001, Theorem 1.3): running Benjamini-Hochberg at
+    ``alpha / H_m`` (``H_m = 1 + 1/2 + ... + 1/m``) controls the false discovery rate at
+    ``alpha`` whatever the dependence between the tests (nested slices, say).  Other error
+    controls are returned unchanged.
+
+    Examples
+    --------
+    >>> round(dependence_robust_level(0.95, 4, "fdr"), 6), dependence_robust_level(0.95, 4,
+    ...                                                                          "family")
+    (0.976, 0.95)
+    """
+    from fairbound.stats.slices import harmonic
+
+    if error_control != "fdr":
+        return confidence_level
+    return 1.0 - (1.0 - confidence_level) / harmonic(max(int(m), 1))
 
 
 def level_function(error_control: str, confidence_level: float, m: int, *,
@@ -188,3 +245,53 @@ def controlled(build: Callable[[Callable[[int], float]], Any], *, error_control:
     if finish is not None:
         return finish(level_of)
     return build(level_of) if built is None else built
+
+
+def controlled_rows(rows, compare: Callable[[Any, float, bool], Any], *,
+                    confidence_level: float, error_control: str,
+                    looks: int = 1) -> tuple[list, int]:
+    """The comparisons of a list of rows at the levels ``error_control`` sets.
+
+    The builder of the audits whose rows each make one comparison (prediction-powered,
+    proxy groups): a row's family is the rows of its metric and pair of groups, ``m``
+    counts the rows estimable at ``confidence_level``, and a discovery is a verdict naming
+    a disadvantaged group (:func:`controlled` does the rest).
+
+    Parameters
+    ----------
+    rows : sequence
+        Rows with ``metric``, ``group_a`` and ``group_b``.
+    compare : callable
+        ``compare(row, level, final)``: the row's comparison (with ``estimable`` and
+        ``verdict``) at ``level``; ``final`` on the last build.
+    confidence_level : float
+        The audit's level.
+    error_control : {'family', 'fdr', 'none'}
+        See the module's description.
+    looks : int
+        Planned looks ``alpha`` is split over.
+
+    Returns
+    -------
+    (list, int)
+        The comparisons, in the order of ``rows``, and ``m``.
+    """
+    from fairbound.audits.contract import json_value
+    from fairbound.audits.verdicts import DISADVANTAGED
+
+    def family(r) -> tuple:
+        return r.metric, json_value(r.group_a), json_value(r.group_b)
+
+    families: dict[tuple, int] = {}
+    for r in rows:
+        families[family(r)] = families.get(family(r), 0) + 1
+    first = [compare(r, confidence_level, False) for r in rows]
+    m = max(sum(1 for c in first if c.estimable), 1)
+
+    def at(level_of, final=False):
+        return [compare(r, level_of(families[family(r)]), final) for r in rows]
+
+    return controlled(at, error_control=error_control, confidence_level=confidence_level,
+                      m=m, looks=looks,
+                      discoveries=lambda b: sum(1 for c in b if c.verdict in DISADVANTAGED),
+                      finish=lambda level_of: at(level_of, True)), m

@@ -1,0 +1,87 @@
+"""The finite-sample slice bounds of fairbound.stats.slices.
+
+Reference: the Clopper-Pearson bounds are checked against scipy.stats.beta.ppf (the
+textbook definition: lower = Beta(k, n - k + 1) quantile at miss, upper = Beta(k + 1, n - k)
+quantile at 1 - miss; Clopper & Pearson 1934), the coverage of the difference bound by
+simulation, and the pruning bound by brute force over every refinement.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy.stats import beta
+
+from fairbound.stats.slices import (
+    best_refinement_bound,
+    cp_lower,
+    cp_upper,
+    depth_weights,
+    gap_lower_bound,
+    harm_pvalue,
+    harmonic,
+    required_total_n,
+)
+
+
+def test_clopper_pearson_matches_the_beta_quantiles():
+    rng = np.random.default_rng(0)
+    n = rng.integers(1, 500, 200)
+    k = rng.integers(0, n + 1)
+    q = rng.uniform(1e-6, 0.5, 200)
+    ref_lo = np.where(k > 0, beta.ppf(q, np.maximum(k, 1), n - k + 1), 0.0)
+    ref_hi = np.where(k < n, beta.ppf(1 - q, k + 1, np.maximum(n - k, 1)), 1.0)
+    assert np.allclose(cp_lower(k, n, q), ref_lo, atol=1e-10)
+    assert np.allclose(cp_upper(k, n, q), ref_hi, atol=1e-10)
+    assert np.isnan(cp_lower(0, 0, 0.05)) and np.isnan(cp_upper(0, 0, 0.05))
+
+
+def test_difference_bound_covers_at_small_n():
+    # 4000 tables per setting; the bound must miss the true gap at most 5% (plus noise)
+    rng = np.random.default_rng(1)
+    for ns, nc, ps, pc in ((8, 40, 0.3, 0.3), (25, 25, 0.5, 0.4), (60, 2000, 0.1, 0.05)):
+        ks = rng.binomial(ns, ps, 4000)
+        kc = rng.binomial(nc, pc, 4000)
+        miss = np.mean(gap_lower_bound(ks, ns, kc, nc, 0.05) > ps - pc)
+        assert miss <= 0.05 + 3 * np.sqrt(0.05 * 0.95 / 4000)
+
+
+def test_pvalue_is_where_the_bound_crosses_zero():
+    ks, ns, kc, nc = np.array([30, 12, 3]), np.array([50, 40, 30]), np.array([100, 100, 60]), \
+        np.array([500, 1000, 600])
+    p = harm_pvalue(ks, ns, kc, nc)
+    assert np.all(gap_lower_bound(ks, ns, kc, nc, p * 1.01) > 0)
+    assert np.all(gap_lower_bound(ks, ns, kc, nc, p * 0.99) <= 0)
+    assert harm_pvalue(1, 50, 100, 500) == 1.0 and np.isnan(harm_pvalue(1, 0, 1, 5))
+
+
+def test_weights_sum_to_one_and_favour_shallow_slices():
+    depths = [1] * 10 + [2] * 100 + [3] * 1000
+    w = depth_weights(depths)
+    assert w.sum() == pytest.approx(1.0)
+    assert w[0] == pytest.approx(1 / 30) and w[-1] == pytest.approx(1 / 3000)
+    assert harmonic(3) == pytest.approx(1 + 1 / 2 + 1 / 3)
+    assert harmonic(200_000) == pytest.approx(np.sum(1 / np.arange(1, 200_001)), rel=1e-9)
+
+
+def test_pruning_bound_is_above_every_refinement():
+    rng = np.random.default_rng(2)
+    total_n, total_k, miss = 3000, 300, 0.01
+    for k_s in (0, 1, 3, 8, 20):
+        b = float(best_refinement_bound(k_s, total_k, total_n, miss))
+        for n_t in range(1, 60):
+            for k_t in range(0, min(k_s, n_t) + 1):
+                lb = gap_lower_bound(k_t, n_t, total_k - k_t, total_n - n_t, miss)
+                assert lb <= b + 1e-12
+    assert rng is not None
+
+
+def test_required_n_is_where_the_scaled_bound_turns_positive():
+    need = float(required_total_n(9, 40, 100, 1000, 0.05))
+    f = need / 1040
+    assert gap_lower_bound(round(9 * f), round(40 * f), round(100 * f), round(1000 * f),
+                           0.05) > 0
+    f = (need - 30) / 1040
+    assert gap_lower_bound(round(9 * f), round(40 * f), round(100 * f), round(1000 * f),
+                           0.05) <= 0
+    assert required_total_n(2, 40, 100, 1000, 0.05) == np.inf
