@@ -14,11 +14,13 @@ from fairbound._validate import (
     check_choice,
     check_choices,
     check_columns,
+    check_expression,
     check_float,
     check_int,
     check_probability,
     check_seed,
     check_text,
+    check_vector,
     fail,
 )
 from fairbound.errors import FairboundError
@@ -276,3 +278,26 @@ def test_check_seed():
     for bad in (-1, 1.0, True, "3", None):
         _refused(lambda bad=bad: check_seed(bad),
                  f"seed must be a non-negative integer; got {bad!r}", "seed")
+
+
+# ----------------------------------------------------------------------------- check_vector
+
+
+def test_check_vector():
+    out = check_vector((0, 0.25), "x", "numbers in [0, 1]")
+    assert out.dtype == float and out.tolist() == [0.0, 0.25]
+    _refused(lambda: check_vector(["a"], "x", "numbers in [0, 1]"),
+             "x must be numbers in [0, 1]; got ['a']", "x")
+    _refused(lambda: check_vector([[1.0]], "costs", "numbers"),
+             "costs must be one-dimensional; got shape (1, 1)", "costs")
+
+
+# ----------------------------------------------------------------------------- check_expression
+
+
+def test_check_expression():
+    assert check_expression("score >= 0.5", "prediction") == "score >= 0.5"
+    for bad, shown in ((3, "int 3"), ("", "str ''"), (None, "NoneType None")):
+        _refused(lambda bad=bad: check_expression(bad, "label"),
+                 f"label must be a column name or a SQL expression (text); got {shown}",
+                 "label")

@@ -32,7 +32,10 @@ _LAZY = {
     "ScoreAuditResult": "fairbound.audits.scores.audit",
     "score_audit": "fairbound.audits.scores.audit",
     "ppi_audit": "fairbound.audits.ppi.audit",
+    "proxy_audit": "fairbound.audits.proxies.audit",
     "disagreement_audit": "fairbound.audits.disagreement.audit",
+    "discover": "fairbound.audits.discover",
+    "DiscoverResult": "fairbound.audits.discover",
     "simulate": "fairbound.evaluation.simulate",
     "__version__": "fairbound._version",
 }
@@ -48,9 +51,12 @@ __all__ = [
     "__version__",
     "audit",
     "disagreement_audit",
+    "discover",
+    "DiscoverResult",
     "impact_ratios",
     "score_audit",
     "ppi_audit",
+    "proxy_audit",
     "simulate",
 ]
 

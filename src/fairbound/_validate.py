@@ -20,8 +20,8 @@ from typing import Any, NoReturn
 from fairbound.errors import FairboundError
 
 __all__ = ["MAX_EDGES", "check_bins", "check_bool", "check_choice", "check_choices",
-           "check_columns", "check_float", "check_int", "check_probability", "check_seed",
-           "check_text", "fail"]
+           "check_columns", "check_expression", "check_float", "check_int", "check_probability",
+           "check_seed", "check_text", "check_vector", "fail"]
 
 #: The most bin edges a score audit takes (:func:`check_bins`).
 MAX_EDGES = 10_000
@@ -422,6 +422,40 @@ def check_text(value: Any, param: str) -> str:
     return value
 
 
+def check_expression(value: Any, param: str) -> str:
+    """``value`` as a column name or SQL expression: non-empty text, or a one-line error.
+
+    Parameters
+    ----------
+    value : object
+        The column (``"y"``) or checked expression (``"score >= 0.5"``).
+    param : str
+        The parameter's name, for the message.
+
+    Returns
+    -------
+    str
+
+    Raises
+    ------
+    FairboundError
+        ``value`` is not a string, or is blank; the message names its type.
+
+    Examples
+    --------
+    >>> check_expression("score >= 0.5", "prediction")
+    'score >= 0.5'
+    >>> check_expression(3, "label")
+    Traceback (most recent call last):
+    ...
+    fairbound.errors.FairboundError: label must be a column name or a SQL ... got int 3
+    """
+    if not (isinstance(value, str) and value.strip()):
+        raise FairboundError(f"{param} must be a column name or a SQL expression (text); got "
+                             f"{type(value).__name__} {value!r:.60}", param=param)
+    return value
+
+
 def check_columns(value: Any, param: str = "group") -> tuple[str, ...]:
     """One column name or a list (or tuple) of them, as a tuple, or a one-line error.
 
@@ -472,6 +506,50 @@ def check_seed(seed: Any) -> int:
     fairbound.errors.FairboundError: seed must be a non-negative integer; got -1
     """
     return check_int(seed, "seed", low=0)
+
+
+def check_vector(values: Any, param: str, must: str):
+    """``values`` as a one-dimensional float array, or a one-line error.
+
+    Parameters
+    ----------
+    values : array_like
+        The numbers.
+    param : str
+        The parameter, for the message.
+    must : str
+        What ``values`` must be, said when it is not numbers, e.g. ``"numbers in [0, 1]"``
+        (the caller checks the range).
+
+    Returns
+    -------
+    numpy.ndarray
+
+    Raises
+    ------
+    FairboundError
+        ``values`` is not numbers, or not one-dimensional.
+
+    Examples
+    --------
+    >>> check_vector([0, 0.5], "x", "numbers in [0, 1]")
+    array([0. , 0.5])
+    >>> check_vector([[0.5]], "x", "numbers in [0, 1]")
+    Traceback (most recent call last):
+    ...
+    fairbound.errors.FairboundError: x must be one-dimensional; got shape (1, 1)
+    """
+    import numpy as np
+
+    try:
+        arr = np.asarray(values, dtype=float)
+    except (TypeError, ValueError):
+        raise FairboundError(f"{param} must be {must}; got {values!r:.60}",
+                             param=param) from None
+    if arr.ndim != 1:
+        raise FairboundError(f"{param} must be one-dimensional; got shape {arr.shape}",
+                             param=param)
+    return arr
 
 
 def check_bins(bins: Any):

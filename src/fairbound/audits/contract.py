@@ -22,6 +22,7 @@ the rows).  Their JSON carries a ``schema`` version string and a ``kind`` (one o
 
 from __future__ import annotations
 
+import math
 import warnings
 
 import numpy as np
@@ -29,11 +30,136 @@ import numpy as np
 from fairbound.stats.base import ConfidenceInterval
 
 #: The ``kind`` of each result's JSON.
-KINDS = ("gaps", "disagreement", "ppi", "scores", "impact_ratios", "ll144")
+KINDS = ("gaps", "disagreement", "ppi", "scores", "impact_ratios", "ll144", "proxies",
+         "discover")
 
 #: The attributes every comparison row has.
 ROW_FIELDS = ("group_a", "group_b", "estimate", "low", "high", "interval_level", "verdict",
               "note")
+
+
+def json_value(v):
+    """``v`` as JSON takes it (a group, a class, a number of a result's dictionary).
+
+    A tuple group is joined by ``" & "``, a numpy scalar becomes Python, NaN ``None`` and
+    an infinity ``"inf"`` / ``"-inf"``.
+
+    Examples
+    --------
+    >>> json_value(("a", 1)), json_value(np.float64(0.5)), json_value(float("nan"))
+    ('a & 1', 0.5, None)
+    >>> json_value(float("-inf"))
+    '-inf'
+    """
+    if isinstance(v, tuple):
+        return " & ".join(map(str, v))
+    if isinstance(v, np.generic):
+        v = v.item()
+    if isinstance(v, float) and not math.isfinite(v):
+        return None if math.isnan(v) else ("inf" if v > 0 else "-inf")
+    return v
+
+
+class JsonMethod:
+    """``to_json`` of the contract, from the result's ``to_dict()``: a mix-in."""
+
+    __slots__ = ()
+
+    def to_json(self, path=None, *, indent: int = 2) -> str:
+        """The result as JSON text; also written to ``path`` when given."""
+        from fairbound._io import json_text
+
+        return json_text(self.to_dict(), path, indent=indent)
+
+
+class IntervalsMethod:
+    """``confidence_interval`` of the contract, by :func:`result_intervals`: a mix-in."""
+
+    __slots__ = ()
+
+    def confidence_interval(self, confidence_level: float | None = None
+                            ) -> ConfidenceInterval:
+        """Every comparison's deciding interval, as arrays in the order of ``comparisons``.
+
+        ``None`` (default): the intervals shown.  A level: the whole result recomputed at
+        that level under its error control (see ``recompute``; no data is read).
+        """
+        return result_intervals(self, confidence_level)
+
+
+class ComparisonRows:
+    """``len(result)`` and ``iter(result)``: the result's ``comparisons``; a mix-in."""
+
+    __slots__ = ()
+
+    def __len__(self) -> int:
+        return len(self.comparisons)
+
+    def __iter__(self):
+        return iter(self.comparisons)
+
+
+class ResultMethods(JsonMethod, ComparisonRows, IntervalsMethod):
+    """The contract methods that results write alike: mixed into the result dataclasses.
+
+    A result that mixes it in has ``comparisons`` (rows with ``metric`` and ``verdict``)
+    and ``to_dict()``; ``len``, iteration and ``confidence_interval`` go over
+    ``comparisons``.
+
+    Examples
+    --------
+    >>> from dataclasses import dataclass
+    >>> from types import SimpleNamespace
+    >>> @dataclass(frozen=True)
+    ... class Result(ResultMethods):
+    ...     comparisons: tuple
+    ...     def to_dict(self):
+    ...         return {"n": len(self.comparisons)}
+    >>> r = Result((SimpleNamespace(metric="demographic_parity", verdict="no meaningful gap"),))
+    >>> len(r.select(metric="dp")), r.to_json(indent=None), len(r)
+    (1, '{"n": 1}', 1)
+    """
+
+    __slots__ = ()
+
+    def to_frame(self):
+        """One row per comparison (pandas DataFrame)."""
+        import pandas as pd
+
+        return pd.DataFrame([c.to_dict(numbers=True) for c in self.comparisons])
+
+    def select(self, *, metric: str | None = None, verdict: str | None = None) -> tuple:
+        """Comparisons filtered by metric name and/or verdict."""
+        from fairbound.audits.verdicts import select
+        from fairbound.metrics import get_metric
+
+        name = None if metric is None else get_metric(metric).name
+        return select(self.comparisons, metric=name, verdict=verdict)
+
+
+def shown_interval(row, confidence_level: float | None, why: str) -> ConfidenceInterval:
+    """A row's interval as shown, for a row that cannot recompute it at another level.
+
+    ``confidence_level`` ``None``: ``(row.low, row.high)``; a valid level: a one-line
+    error ``"confidence_level: <why>"`` (an invalid one: the level's own error).
+
+    Examples
+    --------
+    >>> from types import SimpleNamespace
+    >>> shown_interval(SimpleNamespace(low=0.1, high=0.3), None, "use recompute")
+    ConfidenceInterval(low=0.1, high=0.3)
+    >>> shown_interval(SimpleNamespace(low=0.1, high=0.3), 0.9, "use recompute")
+    Traceback (most recent call last):
+    ...
+    fairbound.errors.FairboundError: confidence_level: use recompute
+    """
+    from fairbound.errors import FairboundError
+    from fairbound.stats.base import check_confidence_level
+
+    if confidence_level is not None:
+        check_confidence_level(confidence_level)
+        raise FairboundError(f"confidence_level: {why}", param="confidence_level")
+    return ConfidenceInterval(row.low, row.high)
 
 
 def row_intervals(rows) -> ConfidenceInterval:

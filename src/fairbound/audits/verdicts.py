@@ -129,6 +129,21 @@ def select(comparisons: Sequence, *, metric: str | None = None,
     return out
 
 
+def verdict_counts(comparisons: Sequence) -> str:
+    """How many comparisons got each verdict, in order of first appearance (for ``repr``).
+
+    Examples
+    --------
+    >>> from types import SimpleNamespace as R
+    >>> verdict_counts([R(verdict=NO_EVIDENCE), R(verdict=NO_GAP), R(verdict=NO_EVIDENCE)])
+    '2 not enough evidence, 1 no meaningful gap'
+    """
+    counts: dict[str, int] = {}
+    for c in comparisons:
+        counts[c.verdict] = counts.get(c.verdict, 0) + 1
+    return ", ".join(f"{n} {v}" for v, n in counts.items())
+
+
 def check_tolerance(tolerance) -> float | None:
     """The "no meaningful gap" band: ``None`` or a number in (0, 1), or a one-line error."""
     if tolerance is None:

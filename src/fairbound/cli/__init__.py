@@ -45,6 +45,43 @@ OPTION_ALIASES = {
     "--confidence": "--confidence-level",
 }
 
+#: Old option spellings, kept for one release as hidden aliases: old -> the one spelling.
+#: A command that declares the new spelling (and not the old) accepts the old one too; it
+#: is not shown by --help, and using it prints one ``note:`` line on standard error.
+DEPRECATED_OPTIONS = {
+    "--output": "--out",
+    "--out-dir": "--out",
+    "--formats": "--format",
+    "--correction": "--error-control",
+    "--proxy-score": "--proxy",
+    "--versus": "--comparison",
+}
+
+
+def _renamed(args: list[str], renames: dict[str, str]) -> list[str]:
+    """``args`` with each old spelling (``--old`` or ``--old=value``) in its new spelling."""
+    out = list(args)
+    for i, arg in enumerate(out):
+        if arg == "--":  # the end of the options
+            break
+        old, eq, value = arg.partition("=")
+        if old in renames:
+            out[i] = renames[old] + eq + value
+            typer.echo(f"note: {old} is deprecated; use {renames[old]} (the old spelling "
+                       "goes in the next release)", err=True)
+    return out
+
+
+def _accept_old_spellings(command, taken: set[str]) -> None:
+    """Let ``command`` parse the :data:`DEPRECATED_OPTIONS` of the options it declares."""
+    renames = {old: new for old, new in DEPRECATED_OPTIONS.items()
+               if new in taken and old not in taken}
+    if not renames or getattr(command, "_old_spellings", None) is not None:
+        return
+    parse = command.parse_args
+    command._old_spellings = renames
+    command.parse_args = lambda ctx, args: parse(ctx, _renamed(args, renames))
+
 
 def harmonise_options(command) -> None:
     """Add the missing spelling of each aliased option (recursively into sub-commands).
@@ -66,6 +103,7 @@ def harmonise_options(command) -> None:
             if alias is not None and alias not in taken:
                 p.opts.append(alias)
                 taken.add(alias)
+    _accept_old_spellings(command, taken)
 
 
 @contextlib.contextmanager
@@ -199,6 +237,7 @@ app = typer.Typer(rich_markup_mode=None,
 # Modules that add commands; each defines ``register(app: typer.Typer) -> None``.
 _PLUGINS = (
     "fairbound.cli.audit",
+    "fairbound.cli.discover",
     "fairbound.cli.impact",
     "fairbound.cli.scores",
     "fairbound.cli.plan",
@@ -211,6 +250,7 @@ _PLUGINS = (
     "fairbound.cli.report",
     "fairbound.cli.examples",
     "fairbound.cli.ppi",
+    "fairbound.cli.proxies",
     "fairbound.cli.sample",
 )
 

@@ -3,8 +3,45 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Annotated
 
+import typer
+
+from fairbound import _words as W
 from fairbound.errors import FairboundError
+
+#: How the tables colour each verdict of a gap audit.
+VERDICT_STYLE = {
+    W.A_DISADVANTAGED: "bold red", W.B_DISADVANTAGED: "bold red", W.UNEQUAL: "bold red",
+    W.NO_EVIDENCE: "yellow", W.NOT_ESTIMABLE: "dim", W.NO_GAP: "green",
+}
+
+# The options several commands declare alike: one declaration each, the same words everywhere.
+DataArg = Annotated[str, typer.Argument(help="CSV, Parquet or JSON-lines file (or glob).")]
+GroupOpt = Annotated[list[str], typer.Option(
+    "--group", "-g", help="Protected-attribute column (repeat for intersections).")]
+ComparisonOpt = Annotated[str, typer.Option(
+    help="pairwise | vs-rest | vs-reference (the largest group unless --reference names one)")]
+ReferenceOpt = Annotated[str | None, typer.Option(
+    help="Reference group (B side; implies vs-reference).")]
+ConfidenceOpt = Annotated[float, typer.Option(
+    "--confidence-level", "--confidence", help="Confidence level in (0, 1).")]
+WhereOpt = Annotated[str | None, typer.Option(
+    help="SQL condition selecting rows, e.g. \"split = 'test'\" (checked).")]
+EngineOpt = Annotated[str, typer.Option(help="auto | duckdb | spark")]
+FormatOpt = Annotated[str, typer.Option("--format", help="table | json | csv")]
+JsonOut = Annotated[Path | None, typer.Option("--json", help="Also write JSON here.")]
+HtmlOut = Annotated[Path | None, typer.Option(
+    "--html", help="Also write a self-contained HTML report here.")]
+
+
+def add_sub_app(app: typer.Typer, name: str, help: str, **commands) -> typer.Typer:
+    """Add the command group ``name`` to ``app``, with ``commands`` (name -> function)."""
+    sub = typer.Typer(rich_markup_mode=None, help=help, no_args_is_help=True)
+    for command, function in commands.items():
+        sub.command(command)(function)
+    app.add_typer(sub, name=name)
+    return sub
 
 
 def split_list(text: str | None, param: str, kind=str) -> tuple | None:
@@ -40,10 +77,10 @@ def check_output_file(option: str, path, suffixes: tuple[str, ...] | None = None
 
     Examples
     --------
-    >>> check_output_file("--output", "x.xyz", (".txt",), "use .txt")
+    >>> check_output_file("--out", "x.xyz", (".txt",), "use .txt")
     Traceback (most recent call last):
     ...
-    fairbound.errors.FairboundError: --output: unsupported file type '.xyz' (use .txt)
+    fairbound.errors.FairboundError: --out: unsupported file type '.xyz' (use .txt)
     """
     import os
 
@@ -67,6 +104,29 @@ def check_output_file(option: str, path, suffixes: tuple[str, ...] | None = None
         raise FairboundError(f"{option}: cannot write {str(p)!r}: no permission to write in "
                              f"{str(parent)!r}", param=param)
     return p
+
+
+def check_outputs(data, *targets) -> tuple:
+    """The input files of ``data``, once every output file asked for is checked.
+
+    Each target is ``(option, path)`` or ``(option, path, suffixes, hint)``; a ``path``
+    of ``None`` (not asked for) is skipped, the others go through
+    :func:`check_output_file` with the inputs (:func:`fairbound._io.input_files`).
+
+    Examples
+    --------
+    >>> check_outputs([], ("--json", None), ("--html", "r.txt", (".html",), "use .html"))
+    Traceback (most recent call last):
+    ...
+    fairbound.errors.FairboundError: --html: unsupported file type '.txt' (use .html)
+    """
+    from fairbound._io import input_files
+
+    inputs = input_files(data)
+    for option, path, *rule in targets:
+        if path is not None:
+            check_output_file(option, path, *rule, inputs=inputs)
+    return inputs
 
 
 def echo_csv(table) -> None:
@@ -109,3 +169,22 @@ def print_machine(result, fmt: str, csv: str | None = None) -> bool:
 def excluded_text(excluded: dict) -> str:
     """``{"missing group": 3}`` as ``"3 missing group"`` (``"none"`` when empty)."""
     return ", ".join(f"{v:,} {k}" for k, v in excluded.items()) or "none"
+
+
+def write_outputs(inputs, *targets) -> None:
+    """Render the output files asked for, then write them all or none.
+
+    Each target is ``(option, path, render)``: where ``path`` is not ``None``,
+    ``render()`` makes its text, and :func:`fairbound._io.write_all_atomic` writes every
+    one (refusing any that names one of ``inputs``) once all are rendered.
+
+    Examples
+    --------
+    >>> write_outputs((), ("--json", None, lambda: "{}"))   # nothing asked for: no file
+    """
+    outputs = [(option, path, render().encode("utf-8"))
+               for option, path, render in targets if path is not None]
+    if outputs:
+        from fairbound._io import write_all_atomic
+
+        write_all_atomic(outputs, inputs=inputs)

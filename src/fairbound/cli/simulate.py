@@ -13,6 +13,7 @@ from typing import Annotated
 import typer
 
 from fairbound._validate import check_seed
+from fairbound.cli import _common as common
 from fairbound.cli._common import check_output_file, split_list
 from fairbound.errors import FairboundError
 
@@ -25,17 +26,17 @@ _SIMULATE_OUTPUTS = {
 
 
 def _check_simulate_output(output: Path | None, kind: str) -> None:
-    """The --output file fits what is written (plain .txt always does), checked first."""
+    """The --out file fits what is written (plain .txt always does), checked first."""
     if output is None:
         return
     known = {"", ".txt"} | {s for _, _, sx in _SIMULATE_OUTPUTS.values() for s in sx}
-    check_output_file("--output", output, tuple(sorted(known)),
+    check_output_file("--out", output, tuple(sorted(known)),
                       "use .txt, or .json with --format json, .csv with --format csv, .md "
                       "with --markdown")
     what, how, suffixes = _SIMULATE_OUTPUTS[kind]
     if output.suffix.lower() not in {"", ".txt", *suffixes}:
         name = " or ".join([*suffixes, ".txt"])
-        raise FairboundError(f"--output: {str(output)!r} would hold {what} ({how}); name it "
+        raise FairboundError(f"--out: {str(output)!r} would hold {what} ({how}); name it "
                              f"{name}", param="output")
 
 
@@ -61,8 +62,9 @@ def simulate_command(
              "null streams) next to the betting confidence sequence.")] = False,
     markdown: Annotated[bool, typer.Option(
         help="Write the methods comparison page (implies --power and --peeking).")] = False,
-    output: Annotated[Path | None, typer.Option(help="Write to this file instead.")] = None,
-    fmt: Annotated[str, typer.Option("--format", help="table | json | csv")] = "table",
+    output: Annotated[Path | None, typer.Option(
+        "--out", "-o", help="Write to this file instead.")] = None,
+    fmt: common.FormatOpt = "table",
 ) -> None:
     """Measure coverage, width and power of interval methods by seeded simulation."""
     from fairbound._render import check_format
@@ -104,7 +106,7 @@ def simulate_command(
     if output is not None:
         from fairbound._io import write_all_atomic
 
-        write_all_atomic([("--output", output, text.encode())])
+        write_all_atomic([("--out", output, text.encode())])
         typer.echo(f"written to {output}")
     else:
         typer.echo(text, nl=False)

@@ -32,6 +32,7 @@ from typing import Any
 
 import numpy as np
 
+from fairbound._validate import check_expression
 from fairbound.engines.assemble import (
     MISSING_PREDICTION,
     Excluded,
@@ -118,13 +119,6 @@ class PPITable:
         """Rows with a gold label, per group."""
         return {g: int(n) for g, n in zip(self.groups, self.labeled.sum(axis=(1, 2, 3)),
                                           strict=True)}
-
-
-def _check_text(value, role: str) -> str:
-    if not (isinstance(value, str) and value.strip()):
-        raise FairboundError(f"{role} must be a column name or a SQL expression (text); got "
-                             f"{type(value).__name__} {value!r:.60}", param=role)
-    return value
 
 
 def _groups(group) -> tuple[str, ...]:
@@ -326,16 +320,16 @@ def ppi_counts(data, *, group, label: str, proxy: str, prediction: str, pos_labe
     if data is None:
         raise FairboundError("data: got None", param="data")
     groups = _groups(group)
-    label = _check_text(label, "label")
-    proxy = _check_text(proxy, "proxy")
-    prediction = _check_text(prediction, "prediction")
+    label = check_expression(label, "label")
+    proxy = check_expression(proxy, "proxy")
+    prediction = check_expression(prediction, "prediction")
     if where is not None and not isinstance(where, str):
         raise FairboundError(f"where must be a SQL condition (text); got {where!r}",
                              param="where")
     if sampling_probability is not None:
-        sampling_probability = _check_text(sampling_probability, "sampling_probability")
+        sampling_probability = check_expression(sampling_probability, "sampling_probability")
     if batch is not None:
-        batch = _check_text(batch, "batch")
+        batch = check_expression(batch, "batch")
         if sampling_probability is None:
             raise FairboundError("batch: a batch column needs sampling_probability (the "
                                  "probability each labeled row was drawn with)", param="batch")

@@ -243,7 +243,7 @@ def test_cli_sample_annotate_audit(tmp_path, capsys):
     src = tmp_path / "pool.csv"
     df.to_csv(src, index=False)
     out, ann = tmp_path / "design.csv", tmp_path / "batch.parquet"
-    code = main(["sample", str(src), "--group", "g", "--budget", "400", "--proxy-score",
+    code = main(["sample", str(src), "--group", "g", "--budget", "400", "--proxy",
                  "judge", "--out", str(out), "--annotate", str(ann)])
     text = capsys.readouterr().out
     assert code == 0, text
@@ -266,3 +266,57 @@ def test_cli_sample_annotate_audit(tmp_path, capsys):
     code = main(["sample", str(src), "--group", "g", "--budget", "3", "--out",
                  str(tmp_path / "x.txt")])
     assert code == 2 and "--out" in capsys.readouterr().err
+
+
+# --------------------------------------------------------------------------- row key, merge
+def test_annotators_labels_join_back_on_the_row_key(tmp_path, capsys):
+    """Issue 27 item 7: the --annotate file carries a key, and --merge joins it back."""
+    from fairbound.audits.ppi.sampling import ROW_COLUMN, merge_annotations
+    from fairbound.cli import main
+
+    rng = np.random.default_rng(3)
+    df, y = pool(rng, M=800)
+    df.to_csv(tmp_path / "pool.csv", index=False)
+    design, batch = tmp_path / "design.csv", tmp_path / "batch1.csv"
+    assert main(["sample", str(tmp_path / "pool.csv"), "-g", "g", "--budget", "60",
+                 "-o", str(design), "--annotate", str(batch)]) == 0
+    sent = pd.read_csv(batch)
+    assert ROW_COLUMN in sent and sent[ROW_COLUMN].is_unique
+    # annotators shuffle the rows and keep only the key and their label
+    done = sent[[ROW_COLUMN]].sample(frac=1, random_state=0)
+    done["gold"] = y[done[ROW_COLUMN].to_numpy()]
+    done.to_csv(tmp_path / "done.csv", index=False)
+    assert main(["sample", str(design), "-g", "g", "--merge", str(tmp_path / "done.csv"),
+                 "--label", "gold", "-o", str(design)]) == 0
+    merged = pd.read_csv(design)
+    labeled = merged["gold"].notna().to_numpy()
+    assert labeled.sum() == len(sent)
+    assert (merged["fairbound_batch"].notna().to_numpy() == labeled).all()
+    assert (merged.loc[labeled, "gold"].to_numpy()
+            == y[merged.loc[labeled, ROW_COLUMN].to_numpy()]).all()
+    # an unknown key, a clash with a label already there: one line each
+    bad = done.copy()
+    bad.loc[bad.index[0], ROW_COLUMN] = 10**6
+    with pytest.raises(FairboundError, match="row key 1000000 .* not in the design"):
+        merge_annotations(merged, bad, label="gold")
+    clash = done.copy()
+    clash["gold"] = 1 - clash["gold"]
+    with pytest.raises(FairboundError, match="already holds"):
+        merge_annotations(merged, clash, label="gold")
+    capsys.readouterr()
+    assert main(["sample", str(design), "-g", "g", "--merge", str(tmp_path / "done.csv"),
+                 "-o", str(tmp_path / "x.csv")]) == 2
+    assert capsys.readouterr().err.strip().startswith("error: label:")
+    assert not (tmp_path / "x.csv").exists()
+    assert main(["sample", str(design), "-g", "g", "-o", str(tmp_path / "x.csv")]) == 2
+    assert capsys.readouterr().err.strip().startswith("error: budget: give --budget")
+
+
+def test_a_budget_above_the_rows_draws_every_row_with_a_note():
+    rng = np.random.default_rng(4)
+    df, _ = pool(rng, M=200)
+    s = sample_for_annotation(df, group="g", budget=500, proxy_score="judge")
+    assert len(s.selected) == 200
+    assert any("every one of them is drawn" in n for n in s.notes)
+    assert not any("every one" in n for n in sample_for_annotation(
+        df, group="g", budget=50, proxy_score="judge").notes)

@@ -361,3 +361,42 @@ def test_bad_inputs(tmp_path):
         run(guaranteed="yes")
     with pytest.raises(FairboundError, match="favourable must be"):
         run(favourable="maybe")
+
+
+def _one_gold_positive_in_b(tmp_path):
+    rng = np.random.default_rng(0)
+    n = 4000
+    g = rng.choice(["A", "B"], n)
+    y = rng.integers(0, 2, n)
+    flip = lambda: np.where(rng.random(n) < 0.8, y, 1 - y)  # noqa: E731
+    proxy, pred = flip(), flip()
+    lab = np.full(n, np.nan)
+    idx = rng.choice(n, 300, replace=False)
+    lab[idx] = y[idx]
+    b = np.where((g == "B") & ~np.isnan(lab))[0]
+    lab[b] = 0
+    lab[b[0]] = 1            # one gold row in B's TPR denominator
+    path = tmp_path / "one.csv"
+    pd.DataFrame(dict(g=g, y=lab, f=proxy, p=pred)).to_csv(path, index=False)
+    return path
+
+
+def test_one_gold_row_in_a_denominator_is_not_estimable_with_the_reason(tmp_path, capsys):
+    """Issue 27 item 6: a lone gold row has no spread, so no asymptotic interval."""
+    path = _one_gold_positive_in_b(tmp_path)
+    res = fairbound.ppi_audit(str(path), group="g", label="y", proxy="f", prediction="p",
+                              metrics=["equal_opportunity"])
+    (c,) = res.comparisons
+    assert c.verdict == "not estimable"
+    assert np.isnan(c.labeled_low) and np.isnan(c.low)
+    assert np.isnan(c.gold_labels_needed_labeled_only)
+    assert "'B' has 1 gold-labeled row in the TPR denominator" in c.note
+    # the exact interval holds at any n, so guaranteed=True still answers
+    (g,) = fairbound.ppi_audit(str(path), group="g", label="y", proxy="f", prediction="p",
+                               metrics=["equal_opportunity"], guaranteed=True).comparisons
+    assert g.verdict != "not estimable" and g.low <= g.estimate <= g.high
+    code = main(["ppi", str(path), "-g", "g", "-y", "y", "--proxy", "f", "-p", "p",
+                 "-m", "equal_opportunity"])
+    out = capsys.readouterr().out
+    assert code == 0
+    assert "not estimable" in out and "1 gold-labeled row" in " ".join(out.split())

@@ -10,7 +10,7 @@ import fairbound
 from fairbound.audits.disagreement.audit import disagreement, majority_labels, vote_counts
 from fairbound.errors import FairboundError
 
-SHARED = Path(__file__).resolve().parents[1] / ".." / "shared" / "data"
+SHARED = Path(__file__).resolve().parents[3] / ".." / "shared" / "data"
 TWEETS_CSV = SHARED / "hate_speech_dialect" / "labeled_data_with_twitteraae_dialect.csv"
 VOTES = ["hate_speech", "offensive_language", "neither"]
 

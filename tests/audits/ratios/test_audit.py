@@ -15,7 +15,6 @@ import fairbound
 from fairbound.audits.ratios.audit import (
     ADVERSE,
     NO_ADVERSE,
-    NO_EVIDENCE,
     REFERENCE,
     date_range,
     impact_ratios,
@@ -138,14 +137,19 @@ def test_planted_adverse_impact_is_found_and_others_are_not_flagged():
         assert r.low <= r.ratio <= r.high <= 1.0
 
 
-def test_highest_group_close_second_is_not_enough_evidence():
-    # the observed highest group may not be the truly highest: its own row says so
+def test_highest_group_is_the_reference_and_says_when_it_may_not_be_highest():
+    # the observed highest group is the rule's reference (issue 27 item 8), and its note
+    # says when it may not be the truly highest
     df = _frame({"a": 0.5, "b": 0.46}, 40, 0, exact=True)
     res = impact_ratios(df, group="g", prediction="p")
     top = res.ratio(res.highest)
-    assert top.ratio == 1.0 and top.low < 0.8 and top.verdict == NO_EVIDENCE
-    assert math.isnan(top.pair_low)
-    assert math.isfinite(top.required_n) and top.required_n > 80
+    assert top.ratio == 1.0 and top.low < 0.8 and top.verdict == REFERENCE
+    assert math.isnan(top.pair_low) and math.isnan(top.required_n)
+    assert "highest observed rate" in top.note and "may itself fall under 0.8" in top.note
+    far = impact_ratios(_frame({"a": 0.9, "b": 0.3}, 400, 0, exact=True), group="g",
+                        prediction="p")
+    t = far.ratio(far.highest)
+    assert t.verdict == REFERENCE and "may itself" not in t.note
 
 
 def test_reference_pairwise_methods_and_error_control():
@@ -296,6 +300,9 @@ def test_cli_json_csv_and_html(hiring_csv, tmp_path, capsys):
     assert rc == 0
     printed = capsys.readouterr().out
     assert "fairbound impact of ATS export" in printed and "evidence of adverse impact" in printed
+    # the highest group is shown as the reference, not against itself (issue 27 item 8)
+    assert "(reference)" in printed and "reference group" in printed
+    assert "[]" not in printed and "[/]" not in printed
     d = json.loads((out / "a.json").read_text())
     assert d["schema"] == "fairbound.ll144/1" and d["date_range"] == ["2023-01-01",
                                                                        "2023-04-10"]
@@ -318,7 +325,7 @@ def test_cli_json_csv_and_html(hiring_csv, tmp_path, capsys):
 
 @pytest.mark.parametrize("extra, match", [
     (["--threshold", "1.5"], "threshold"),
-    (["--versus", "lowest"], "versus"),
+    (["--comparison", "lowest"], "versus"),
     (["--method", "wald"], "method"),
     (["--rate", "tpr"], "label"),
     (["--reference", "Q"], "reference"),
