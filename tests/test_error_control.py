@@ -244,8 +244,10 @@ SCORES_BEFORE = {"family": {NO: 36}, "none": {B: 1, "unequal": 4, NO: 31}}
 ADV, NOADV, REF = ("evidence of adverse impact", "evidence of no adverse impact",
                    "reference group")
 RATIOS_BEFORE = {
-    ("highest", "family"): ([NO, NO, NO, NO], 1 - 0.05 / 6),
-    ("highest", "none"): ([ADV, NO, ADV, NO], 1 - 0.05 / 3),
+    # the observed highest group (the 4th) is the rule's reference since issue 27 item 8;
+    # before, its row said "not enough evidence" against itself
+    ("highest", "family"): ([NO, NO, NO, REF], 1 - 0.05 / 6),
+    ("highest", "none"): ([ADV, NO, ADV, REF], 1 - 0.05 / 3),
     ("reference", "family"): ([REF, NOADV, NO, NOADV], 1 - 0.05 / 3),
     ("reference", "none"): ([REF, NOADV, NO, NOADV], 0.95),
     ("pairwise", "family"): ([NO] * 6, 1 - 0.05 / 6),

@@ -252,8 +252,9 @@ def test_comparison_limit_fires_before_assembly_and_intervals(monkeypatch):
     # and not even the sorting and summing of that table, happens first
     monkeypatch.setattr(assemble, "kept_rows", _fail)
     monkeypatch.setattr(build, "_build_from_stats", _fail)
-    monkeypatch.setattr(build, "difference_interval", _fail)
-    monkeypatch.setattr(build, "prefetch_intervals", _fail)
+    comparison = importlib.import_module("fairbound.audits.gaps.comparison")
+    monkeypatch.setattr(comparison, "difference_interval", _fail)
+    monkeypatch.setattr(comparison, "prefetch_intervals", _fail)
     with pytest.raises(FairboundError, match=r"^comparison: vs-rest over 3,000 groups"):
         fairbound.audit(_audit_frame(3_000, rows=30_000), group="g", label="y",
                         prediction="p", comparison="vs-rest")

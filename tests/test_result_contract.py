@@ -26,7 +26,8 @@ matplotlib = pytest.importorskip("matplotlib")
 matplotlib.use("Agg")
 
 #: The ``kind`` of each result's JSON (:data:`fairbound.audits.contract.KINDS`).
-KINDS = ("gaps", "disagreement", "ppi", "scores", "impact_ratios", "ll144")
+KINDS = ("gaps", "disagreement", "ppi", "scores", "impact_ratios", "ll144", "proxies",
+         "discover")
 #: What every comparison row has (:data:`fairbound.audits.contract.ROW_FIELDS`).
 ROW_FIELDS = ("group_a", "group_b", "estimate", "low", "high", "interval_level", "verdict",
               "note")
@@ -98,6 +99,29 @@ def _ll144():
     return ll144_audit(_hiring(), group=["sex", "race"], prediction="hired")
 
 
+def _proxies(annotated=600):
+    from fairbound.audits.proxies.audit import proxy_audit
+    from fairbound.audits.proxies.simulate import simulate_proxy_data
+
+    df = simulate_proxy_data(6000, annotated=annotated, gap=0.1, cells=40, seed=4)
+    if not annotated:
+        df = df.drop(columns=["group"])
+    return proxy_audit(df, group_probabilities={"a": "p_a", "b": "p_b"}, label="y",
+                       prediction="pred", group="group" if annotated else None,
+                       cell=None if annotated else "cell",
+                       metrics=["demographic_parity", "equal_opportunity"])
+
+
+def _discover():
+    rng = np.random.default_rng(4)
+    n = 3000
+    df = pd.DataFrame({"sex": rng.choice(["f", "m"], n), "region": rng.choice(list("nsew"), n),
+                       "y": rng.integers(0, 2, n)})
+    harmed = (df.sex == "f") & (df.region == "s")
+    df["p"] = np.where(rng.random(n) < np.where(harmed, 0.35, 0.1), 1 - df.y, df.y)
+    return fairbound.discover(df, ["sex", "region"], label="y", prediction="p")
+
+
 @dataclass(frozen=True)
 class Entry:
     name: str
@@ -113,6 +137,9 @@ RESULTS = [
     Entry("ScoreAuditResult", "scores", _scores),
     Entry("ImpactRatioResult", "impact_ratios", _impact_ratios),
     Entry("LL144Audit", "ll144", _ll144),
+    Entry("DiscoverResult", "discover", _discover),
+    Entry("ProxyAuditResult", "proxies", _proxies),
+    Entry("ProxyAuditResult (bounds)", "proxies", lambda: _proxies(0)),
 ]
 IDS = [e.name for e in RESULTS]
 _BUILT: dict[str, Any] = {}
@@ -243,7 +270,9 @@ def _no_scan(monkeypatch):
                          ("fairbound.audits.gaps.build", "aggregate"),
                          ("fairbound.audits.ratios.audit", "aggregate"),
                          ("fairbound.engines.ppi", "ppi_counts"),
-                         ("fairbound.engines.scores", "score_histograms")):
+                         ("fairbound.engines.scores", "score_histograms"),
+                         ("fairbound.engines.discover", "count_slices"),
+                         ("fairbound.engines.proxies", "proxy_statistics")):
         monkeypatch.setattr(importlib.import_module(module), name, boom)
 
 
@@ -293,6 +322,14 @@ def _reader(kind):
         from fairbound.report.ppi_report import write_ppi_report
 
         return write_ppi_report
+    if kind == "proxies":
+        from fairbound.report.proxies_report import write_proxy_report
+
+        return write_proxy_report
+    if kind == "discover":
+        from fairbound.audits.discover.report import write_discover_report
+
+        return write_discover_report
     if kind == "scores":
         from fairbound.report.score_report import write_score_report
 

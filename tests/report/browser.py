@@ -208,3 +208,60 @@ class Chromium:
             except OSError:
                 pass
         shutil.rmtree(self.profile, ignore_errors=True)
+
+
+#: Layout of the loaded page (JSON): elements wider than their container, the page's
+#: sideways scroll, where the first verdict sentence starts, and every figure's size.
+LAYOUT = r"""(() => {
+  const vw = document.documentElement.clientWidth;
+  const wide = [];
+  const name = e => e.tagName.toLowerCase() + (e.id ? '#' + e.id : '') +
+    (typeof e.className === 'string' && e.className ?
+     '.' + e.className.trim().replace(/\s+/g, '.') : '');
+  for (const e of document.querySelectorAll('main *')) {
+    const r = e.getBoundingClientRect();
+    if (!r.width && !r.height) continue;
+    const p = e.parentElement, pr = p.getBoundingClientRect();
+    const over = Math.max(r.right - pr.right, pr.left - r.left);
+    const scroll = e.scrollWidth - e.clientWidth;
+    const s = getComputedStyle(e);
+    // content clipped or scrolled inside a box also counts: nothing may be wider than
+    // the box it is drawn in
+    if (over > 1 || (scroll > 1 && s.overflowX !== 'visible' && e.tagName !== 'DETAILS'))
+      wide.push({el: name(e), parent: name(p), width: Math.round(r.width),
+                 container: Math.round(pr.width), scroll: scroll,
+                 text: (e.innerText || '').slice(0, 60)});
+  }
+  const v = document.querySelector('[data-verdict]') ||
+            document.querySelector('ul.findings > li');
+  const vr = v ? v.getBoundingClientRect() : null;
+  const figs = [...document.querySelectorAll('main img')].map(i => ({
+    alt: i.alt, natural: i.naturalWidth, shown: Math.round(i.getBoundingClientRect().width),
+    font_pt: parseFloat(i.dataset.minFontPt || 'NaN'),
+    font_px: parseFloat(i.dataset.minFontPt || 'NaN') * 4 / 3 *
+             i.getBoundingClientRect().width / (i.naturalWidth || 1)}));
+  return JSON.stringify({
+    viewport: vw, page_width: document.documentElement.scrollWidth,
+    wide: wide.slice(0, 40), n_wide: wide.length,
+    verdict_top: vr ? vr.top + window.scrollY : null,
+    figure_top: document.querySelector('main img') ?
+      document.querySelector('main img').getBoundingClientRect().top + window.scrollY : null,
+    figure_bottom: document.querySelector('main img') ?
+      document.querySelector('main img').getBoundingClientRect().bottom + window.scrollY : null,
+    verdict_text: v ? v.innerText.slice(0, 200) : null,
+    figures: figs});
+})()"""
+
+
+def layout(browser: Chromium, path: Path, *, width: int, height: int = 800,
+           media: str = "") -> dict:
+    """Open ``path`` at ``width`` x ``height`` CSS px and measure its layout (:data:`LAYOUT`).
+
+    ``media="print"`` lays the page out with its print stylesheet.
+    """
+    browser.call("Emulation.setEmulatedMedia", {"media": media})
+    try:
+        browser.open(path, width=width, height=height)
+        return json.loads(browser.evaluate(LAYOUT))
+    finally:
+        browser.call("Emulation.setEmulatedMedia", {"media": ""})

@@ -138,3 +138,150 @@ def test_stability_and_nli_reports_load_offline(browser, study, nli_results, kin
     shot = browser.screenshot(tmp_path / f"{kind}.png")
     _keep(shot)
     assert all(v > 0.01 for v in _ink(shot, images))
+
+
+# ------------------------------------------------------------------ answers first, any width
+KINDS = ["audit", "ppi", "impact", "scores", "stability", "nli"]
+#: Smallest label in a figure on a 390 px phone, CSS px (labels were ~4 px before the
+#: figures were drawn again for narrow screens).
+MIN_LABEL_PX = 6.5
+
+
+def _frames():
+    import numpy as np
+    import pandas as pd
+
+    rng = np.random.default_rng(0)
+    n = 4000
+    g = np.where(rng.random(n) < 0.5, "a", "b")
+    y = (rng.random(n) < np.where(g == "a", 0.4, 0.3)).astype(float)
+    proxy = np.where(rng.random(n) < 0.9, y, 1 - y)
+    pred = np.where(rng.random(n) < 0.8, y, 1 - y)
+    gold = np.where(rng.random(n) < 0.25, y, np.nan)
+    ppi = pd.DataFrame({"g": g, "gold": gold, "judge": proxy, "pred": pred})
+    sex, race = rng.choice(["f", "m"], 1500), rng.choice(["x", "y", "z"], 1500)
+    hired = (rng.random(1500) < np.where(sex == "f", 0.3, 0.45)).astype(int)
+    hiring = pd.DataFrame({"sex": sex, "race": race, "hired": hired})
+    gs = rng.choice(["a", "b"], 2000)
+    ys = rng.random(2000) < 0.4
+    score = np.round(rng.normal(size=2000) + np.where(gs == "a", 1.5, 0.3) * ys, 1)
+    scores = pd.DataFrame({"g": gs, "y": ys.astype(int), "s": score})
+    return ppi, hiring, scores
+
+
+@pytest.fixture(scope="module")
+def page_of(request, tmp_path_factory, adult_audits):
+    """``page_of(kind)``: the HTML report of that kind, written once per module."""
+    import warnings
+
+    folder = tmp_path_factory.mktemp("kinds")
+    made: dict[str, Path] = {}
+
+    def make(kind: str) -> Path:
+        if kind in made:
+            return made[kind]
+        path = folder / f"{kind}.html"
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            if kind == "audit":  # the page of the issue: sex, then race vs White
+                write_audit_report(list(adult_audits), path, title="UCI Adult, a rule")
+            elif kind in ("ppi", "impact", "scores"):
+                from fairbound.audits.ppi.audit import ppi_audit
+                from fairbound.audits.ratios.audit import ll144_audit
+                from fairbound.audits.scores.audit import score_audit
+
+                ppi, hiring, scores = _frames()
+                res = {"ppi": lambda: ppi_audit(
+                           ppi, group="g", label="gold", proxy="judge", prediction="pred",
+                           metrics=["demographic_parity", "equal_opportunity"]),
+                       "impact": lambda: ll144_audit(hiring, group=["sex", "race"],
+                                                     prediction="hired"),
+                       "scores": lambda: score_audit(scores, group="g", label="y",
+                                                     score="s")}[kind]()
+                res.report(path)
+            elif kind == "stability":
+                from fairbound.report import write_stability_report
+
+                write_stability_report(request.getfixturevalue("study"), path)
+            else:
+                from fairbound.report import write_nli_report
+
+                _, ra, _, comp = request.getfixturevalue("nli_results")
+                write_nli_report(ra, path, comp)
+        made[kind] = path
+        return path
+
+    return make
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+@pytest.mark.parametrize("kind", KINDS)
+def test_no_element_is_wider_than_its_box(browser, page_of, kind, width):
+    from .browser import layout
+
+    page = layout(browser, page_of(kind), width=width)
+    assert page["n_wide"] == 0, page["wide"][:5]   # no table, figure or caption spills over
+    assert page["page_width"] <= width               # so no sideways scrolling either
+    assert page["figures"] and all(f["alt"] for f in page["figures"])
+    if width == 390:  # figures drawn for phones: labels stay legible
+        small = [f for f in page["figures"] if not f["font_px"] >= MIN_LABEL_PX]
+        assert not small, small
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_first_verdict_is_above_the_fold(browser, page_of, kind):
+    from .browser import layout
+
+    page = layout(browser, page_of(kind), width=1280, height=800)
+    assert page["verdict_top"] is not None and page["verdict_top"] + 40 <= 800, page
+    assert page["verdict_text"]
+
+
+def test_audit_first_screen_holds_verdicts_and_forest_plot(browser, page_of):
+    from .browser import layout
+
+    page = layout(browser, page_of("audit"), width=1280, height=800)
+    assert page["verdict_text"].startswith("Female is disadvantaged on demographic_parity")
+    top, bottom = page["figure_top"], page["figure_bottom"]
+    assert top < 800 and (800 - top) / (bottom - top) >= 0.9  # the forest plot, on screen
+    assert browser.evaluate("document.querySelector('main img').alt").startswith("Forest plot")
+    # the reference group is named with the race forest plot
+    assert browser.evaluate("[...document.querySelectorAll('h3')].some(h => h.innerText"
+                            ".includes('B = the reference group White'))")
+    # what was audited and the methods come after the findings and the figure
+    order = browser.evaluate("""(() => {
+      const y = s => document.querySelector(s).getBoundingClientRect().top;
+      return [y('[data-verdict]'), y('main img'), y('#audit-1-what'), y('#audit-1-methods')];
+    })()""")
+    assert order == sorted(order)
+
+
+def test_audit_on_a_phone_reads_verdict_first(browser, page_of):
+    from .browser import layout
+
+    page = layout(browser, page_of("audit"), width=390)
+    assert page["n_wide"] == 0
+    # each comparison is a card whose first line is its verdict
+    first = browser.evaluate("""(() => {
+      const tr = document.querySelector('table.comparisons tbody tr');
+      const cells = [...tr.children].map(td => [td.className, td.getBoundingClientRect().top]);
+      cells.sort((a, b) => a[1] - b[1]);
+      return cells[0][0];
+    })()""")
+    assert first == "verdict"
+
+
+def test_report_prints_within_the_page(browser, page_of):
+    from .browser import layout
+
+    # A4 at 96 px per inch less the page margins of the print stylesheet: about 700 px
+    page = layout(browser, page_of("audit"), width=700, media="print")
+    assert page["n_wide"] == 0, page["wide"][:5]
+    browser.call("Emulation.setEmulatedMedia", {"media": "print"})
+    try:  # no contents box on paper; every audit after the first starts a page
+        assert browser.evaluate("getComputedStyle(document.querySelector('nav')).display"
+                                ) == "none"
+        assert browser.evaluate("getComputedStyle(document.querySelector('#audit-2 h2'))"
+                                ".breakBefore") == "page"
+    finally:
+        browser.call("Emulation.setEmulatedMedia", {"media": ""})

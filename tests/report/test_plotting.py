@@ -143,7 +143,9 @@ def test_missing_matplotlib_names_the_extra(adult_audits, monkeypatch):
                                          f'pip install "fairbound[{extra}]"')
         return real(module, extra)
 
-    monkeypatch.setattr(plotting, "require", fake)
+    from fairbound.viz import _figure  # where every figure imports matplotlib
+
+    monkeypatch.setattr(_figure, "require", fake)
     with pytest.raises(MissingDependencyError, match=r'pip install "fairbound\[plot\]"'):
         adult_audits[0].plot()
 

@@ -25,9 +25,9 @@ def test_stability_report_sections(study):
     assert len(pairs) == 4
     for a, b in pairs:
         assert f"{a} vs {b}" in html
-    # score boxplots; per pair: gap boxplots, variance and mean heatmaps of every
-    # condition, group share
-    assert len(page.all("img")) == 4 * len(pairs) + 1
+    # score boxplots, F1 per size (the paper's Fig. 2), bios per class and gender (Fig. 7);
+    # per pair: gap boxplots, variance and mean heatmaps of every condition, group share
+    assert len(page.all("img")) == 4 * len(pairs) + 3
     assert "Tests between sample sizes" in html and "levene" in html
     assert page.all("script") == []
     text = " ".join(page.text)
@@ -55,7 +55,7 @@ def test_stability_report_errors(study, tmp_path):
 def test_stability_cli_html(study, tmp_path, capsys):
     out = tmp_path / "stab.html"
     rc = main(["stability", "report", str(study.store), "--out", str(tmp_path / "rep"),
-               "--formats", "none", "--html", str(out)])
+               "--format", "none", "--html", str(out)])
     assert rc == 0
     assert str(out) in capsys.readouterr().out
     assert "Stability study" in out.read_text()
@@ -112,11 +112,11 @@ def test_nli_report_without_intervals_or_breakdowns(nli_results):
     r = audit_nli(s, ["entailment"] * len(s), n_resamples=0, by=())
     html = render_nli_report(r, figures=False)
     assert "0 resamples" in html
-    assert html.count("<tr><td>all</td>") == 1  # only the overall row
+    assert html.count('<tr><td data-label="breakdown">all</td>') == 1  # only the overall row
     r = audit_nli(s, ["contradiction"] * len(s), n_resamples=50, by=("domain",))
     html = render_nli_report(r, figures=False)
     for domain in ("gender", "race", "religion"):
-        assert f"<tr><td>{domain}</td>" in html
+        assert f'<tr><td data-label="breakdown">{domain}</td>' in html
 
 
 def test_nli_model_name_is_escaped(nli_results):

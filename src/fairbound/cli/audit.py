@@ -8,20 +8,16 @@ from typing import Annotated
 import typer
 
 from fairbound._render import check_format, console, fmt_int, fmt_num, plain
-from fairbound._words import (
-    A_DISADVANTAGED,
-    B_DISADVANTAGED,
-    NO_EVIDENCE,
-    NO_GAP,
-    NOT_ESTIMABLE,
-    UNEQUAL,
-)
-from fairbound.cli._common import excluded_text, print_machine
+from fairbound.cli import _common as common
+from fairbound.cli._common import VERDICT_STYLE, excluded_text, print_machine
 
-VERDICT_STYLE = {
-    A_DISADVANTAGED: "bold red", B_DISADVANTAGED: "bold red", UNEQUAL: "bold red",
-    NO_EVIDENCE: "yellow", NOT_ESTIMABLE: "dim", NO_GAP: "green",
-}
+
+def _need(c) -> str:
+    """The "n needed" cell: the planned total, or "not reachable" (the reports' rule)."""
+    from fairbound.report._common import unreachable
+
+    have = (c.a.n if c.a else 0) + (c.b.n if c.b else 0)
+    return "not reachable" if unreachable(c.required_n, have) else fmt_int(c.required_n)
 
 
 def _method_options(gamma, variance) -> dict:
@@ -84,6 +80,7 @@ def print_audit(result, *, fmt: str = "table", reference_given: bool = True) -> 
                       ("gap", "right"), ("CI", "center"), ("verdict", "left"),
                       ("n needed", "right")):
         table.add_column(col, justify=just)
+    far = False
     for c in result.comparisons:
         g, lo, hi = c.rate_gap
         if c.component == "max":
@@ -99,8 +96,9 @@ def print_audit(result, *, fmt: str = "table", reference_given: bool = True) -> 
             c.metric, rate, f"{ga} vs {gb}",
             fmt_int(c.a.n if c.a else None), fmt_int(c.b.n if c.b else None),
             fmt_num(c.rate_a), fmt_num(c.rate_b), gap, ci,
-            f"[{VERDICT_STYLE.get(c.verdict, '')}]{verdict}[/]", fmt_int(c.required_n),
+            f"[{VERDICT_STYLE.get(c.verdict, '')}]{verdict}[/]", _need(c),
         )
+        far = far or _need(c) == "not reachable"
     con.print(table)
     notes = [f"{c.label} {c.group_a} vs {c.group_b}: {c.note}" for c in result.comparisons
              if c.note and c.component != "max"]
@@ -109,33 +107,40 @@ def print_audit(result, *, fmt: str = "table", reference_given: bool = True) -> 
     con.print("[dim]n needed: total annotated examples (A + B, at the current group shares) at "
               "which the interval, at the level shown, would exclude 0 if the observed gap were "
               "the true one.[/]")
+    if far:
+        from fairbound.report._common import MORE_DATA_FACTOR, UNREACHABLE_FACTOR
+
+        con.print(f"[dim]not reachable: over {UNREACHABLE_FACTOR} times the examples compared; "
+                  f"the summary gives the smallest gap {MORE_DATA_FACTOR} times as many could "
+                  "show.[/]")
 
 
 def audit_command(
-    data: Annotated[str, typer.Argument(help="CSV, Parquet or JSON-lines file (or glob).")],
-    group: Annotated[list[str], typer.Option("--group", "-g",
-                                             help="Protected-attribute column (repeat for "
-                                                  "intersections).")],
+    data: common.DataArg,
+    group: common.GroupOpt,
     label: Annotated[str | None, typer.Option("--label", "-y", help="True label column.")] = None,
     pred: Annotated[str | None, typer.Option("--prediction", "--pred", "-p",
                                              help="Predicted label column or a checked "
                                                   "expression such as \"score >= 0.5\".")
                                              ] = None,
-    metric: Annotated[list[str] | None, typer.Option("--metric", "-m",
-                                                     help="Metric (repeatable).")] = None,
+    metric: Annotated[list[str] | None, typer.Option(
+        "--metric", "-m", help="Metric (repeatable): demographic_parity, equal_opportunity, "
+        "false_positive_rate, false_negative_rate, equalized_odds, equalized_odds_cost "
+        "(Ethayarajh's zero-one cost over all rows: the error-rate gap, the same as "
+        "accuracy_parity; over rows with y = 1 it would be equal_opportunity; for equalized "
+        "odds use equalized_odds), predictive_parity, accuracy_parity, cost (with --cost). "
+        "Default: "
+        "demographic_parity, equal_opportunity, false_positive_rate, predictive_parity, "
+        "accuracy_parity.")] = None,
     cost: Annotated[str | None, typer.Option(help="Per-row cost column in [0, C].")] = None,
     cost_max: Annotated[float | None, typer.Option("--cost-max",
                                                    help="Declared maximum cost C.")] = None,
-    comparison: Annotated[str, typer.Option(
-        help="pairwise | vs-rest | vs-reference (the largest group unless --reference "
-             "names one)")] = "pairwise",
-    reference: Annotated[str | None, typer.Option(
-        help="Reference group (B side; implies vs-reference).")] = None,
+    comparison: common.ComparisonOpt = "pairwise",
+    reference: common.ReferenceOpt = None,
     method: Annotated[str, typer.Option(
         help="Interval method (auto: exact for 0/1 costs, betting for fractional costs).")
     ] = "auto",
-    confidence: Annotated[float, typer.Option("--confidence-level", "--confidence",
-                                              help="Confidence level in (0, 1).")] = 0.95,
+    confidence: common.ConfidenceOpt = 0.95,
     error_control: Annotated[str, typer.Option(
         "--error-control", help="family (every verdict of the audit holds jointly) | fdr "
         "(Benjamini-Hochberg) | none (each comparison on its own)")] = "family",
@@ -154,31 +159,24 @@ def audit_command(
     seed: Annotated[int, typer.Option(help="Seed for randomised methods.")] = 0,
     gamma: Annotated[float | None, typer.Option(help="BBU/Hoeffding group-share bound.")] = None,
     variance: Annotated[float | None, typer.Option(help="BBU variance (bound).")] = None,
-    fmt: Annotated[str, typer.Option("--format", help="table | json | csv")] = "table",
-    json_out: Annotated[Path | None, typer.Option("--json", help="Also write JSON here.")] =
-    None,
-    where: Annotated[str | None, typer.Option(
-        help="SQL condition selecting rows, e.g. \"split = 'test'\" (checked).")] = None,
-    engine: Annotated[str, typer.Option(help="auto | duckdb | spark")] = "auto",
-    html_out: Annotated[Path | None, typer.Option(
-        "--html", help="Also write a self-contained HTML report here.")] = None,
+    fmt: common.FormatOpt = "table",
+    json_out: common.JsonOut = None,
+    where: common.WhereOpt = None,
+    engine: common.EngineOpt = "auto",
+    html_out: common.HtmlOut = None,
     markdown_out: Annotated[Path | None, typer.Option(
         "--markdown", help="Also write the findings as Markdown (model cards).")] = None,
 ) -> None:
     """Audit predictions: every gap with an interval, a verdict and the n that settles it."""
     import warnings
 
-    from fairbound._io import input_files
     from fairbound.audits import audit
-    from fairbound.cli._common import check_output_file
+    from fairbound.cli._common import check_outputs
     from fairbound.errors import SmallGroupWarning
 
     fmt = check_format(fmt)
-    inputs = input_files(data)
-    for option, path in (("--json", json_out), ("--html", html_out),
-                         ("--markdown", markdown_out)):
-        if path is not None:
-            check_output_file(option, path, inputs=inputs)
+    inputs = check_outputs(data, ("--json", json_out), ("--html", html_out),
+                           ("--markdown", markdown_out))
     with warnings.catch_warnings():
         if fmt == "table":  # the table's own notes name every small group
             warnings.simplefilter("ignore", SmallGroupWarning)
@@ -191,22 +189,19 @@ def audit_command(
             **_method_options(gamma, variance),
         )
     # render every output first, then write them all or none
-    outputs = []
-    if json_out is not None:
-        outputs.append(("--json", json_out, result.to_json().encode("utf-8")))
-    if html_out is not None:
-        from fairbound.report import render_audit_report
+    from fairbound.cli._common import write_outputs
 
-        outputs.append(("--html", html_out, render_audit_report([result]).encode("utf-8")))
-    if markdown_out is not None:
-        from fairbound.report import to_markdown
-
-        outputs.append(("--markdown", markdown_out, to_markdown(result).encode("utf-8")))
-    if outputs:
-        from fairbound._io import write_all_atomic
-
-        write_all_atomic(outputs, inputs=inputs)
+    write_outputs(inputs, ("--json", json_out, result.to_json),
+                  ("--html", html_out, lambda: _report(result, "html")),
+                  ("--markdown", markdown_out, lambda: _report(result, "markdown")))
     print_audit(result, fmt=fmt, reference_given=reference is not None)
+
+
+def _report(result, kind: str) -> str:
+    """The HTML or Markdown report of ``result`` (the report package loads only here)."""
+    from fairbound.report import render_audit_report, to_markdown
+
+    return render_audit_report([result]) if kind == "html" else to_markdown(result)
 
 
 def register(app: typer.Typer) -> None:

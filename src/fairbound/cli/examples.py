@@ -22,7 +22,7 @@ def adult_command(
     seed: Annotated[int, typer.Option(help="Seed.")] = 0,
 ) -> None:
     """Train on UCI Adult, audit the test predictions by sex and race, write a report."""
-    from fairbound._render import console
+    from fairbound._render import console, plain
     from fairbound.audits import audit
     from fairbound.cli.audit import print_audit
     from fairbound.examples import adult_predictions
@@ -47,9 +47,11 @@ def adult_command(
         res.to_json(out / f"audit_{name}.json")
         print_audit(res)
         con.print("")
-    con.print("[bold]Summary (by sex)[/]")
-    for line in results["sex"].summary()[:6]:
-        con.print(f"  - {line}")
+    for name, res in results.items():   # every sentence of both audits, not a preview
+        con.print(f"[bold]Summary (by {name})[/]")
+        for line in res.summary():
+            con.print(f"  - {plain(line)}")
+        con.print("")
     try:
         from fairbound.report import write_audit_report
     except ImportError:
@@ -63,7 +65,7 @@ def adult_command(
 
 def register(app: typer.Typer) -> None:
     """Add ``example`` (a sub-app of bundled end-to-end examples)."""
-    sub = typer.Typer(rich_markup_mode=None, help="End-to-end examples on bundled real data.",
-                      no_args_is_help=True)
-    sub.command("adult")(adult_command)
-    app.add_typer(sub, name="example")
+    from fairbound.cli._common import add_sub_app
+
+    add_sub_app(app, "example", "End-to-end examples on bundled real data.",
+                adult=adult_command)

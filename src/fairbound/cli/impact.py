@@ -15,11 +15,19 @@ import typer
 
 from fairbound._render import check_format, console, fmt_int, fmt_num, plain
 from fairbound._words import ADVERSE, NO_ADVERSE, NO_EVIDENCE, NOT_ESTIMABLE, REFERENCE
-from fairbound.cli._common import check_output_file, print_machine
+from fairbound.cli._common import (
+    ConfidenceOpt,
+    DataArg,
+    EngineOpt,
+    FormatOpt,
+    JsonOut,
+    check_outputs,
+    print_machine,
+)
 
 VERDICT_STYLE = {ADVERSE: "bold red",
                  NO_ADVERSE: "green", NO_EVIDENCE: "yellow",
-                 NOT_ESTIMABLE: "dim", REFERENCE: ""}
+                 NOT_ESTIMABLE: "dim", REFERENCE: "dim"}
 #: How the header names each error control.
 _CONTROL_WORDS = {"family": "family-wise per category", "fdr": "false-discovery-rate "
                   "controlled per category", "none": "each"}
@@ -59,6 +67,7 @@ def print_impact(result, *, fmt: str = "table") -> None:
 
     from fairbound._render import fmt_level
     from fairbound.audits.gaps.result import _jsonable
+    from fairbound.audits.verdicts import REFERENCE
 
     con = console()
     first = result.categories[0]
@@ -87,7 +96,9 @@ def print_impact(result, *, fmt: str = "table") -> None:
                           ("n needed", "right")):
             table.add_column(col, justify=just)
         for r in c.ratios:
-            table.add_row(plain(_jsonable(r.group)), plain(_jsonable(r.versus)), fmt_int(r.n),
+            vs = ("(reference)" if r.verdict == REFERENCE
+                  else plain(_jsonable(r.versus)))
+            table.add_row(plain(_jsonable(r.group)), vs, fmt_int(r.n),
                           fmt_num(r.rate), fmt_num(r.ratio), _ci(r),
                           f"[{VERDICT_STYLE.get(r.verdict, '')}]{r.verdict}[/]",
                           fmt_int(r.required_n))
@@ -107,7 +118,7 @@ def print_impact(result, *, fmt: str = "table") -> None:
 
 
 def impact_command(
-    data: Annotated[str, typer.Argument(help="CSV, Parquet or JSON-lines file (or glob).")],
+    data: DataArg,
     group: Annotated[list[str], typer.Option(
         "--group", "-g", help="Category column (repeat: each column, then their "
         "intersection).")],
@@ -123,13 +134,13 @@ def impact_command(
         help="selection_rate | tpr | fpr | tnr | fnr (the rows the favourable rate is taken "
              "over)")] = "selection_rate",
     versus: Annotated[str, typer.Option(
-        help="highest (the four-fifths rule) | reference | pairwise")] = "highest",
+        "--comparison", help="highest (the four-fifths rule) | reference | pairwise")] =
+    "highest",
     reference: Annotated[list[str] | None, typer.Option(
-        help="Reference group (implies --versus reference); with several --group, "
+        help="Reference group (implies --comparison reference); with several --group, "
              "COLUMN=VALUE for each.")] = None,
     threshold: Annotated[float, typer.Option(help="Impact-ratio threshold in (0, 1].")] = 0.8,
-    confidence: Annotated[float, typer.Option(
-        "--confidence-level", "--confidence", help="Confidence level in (0, 1).")] = 0.95,
+    confidence: ConfidenceOpt = 0.95,
     error_control: Annotated[str, typer.Option(
         "--error-control", help="family (every verdict of a category holds jointly) | "
         "fdr (false discovery rate, Benjamini-Hochberg) | none")] = "family",
@@ -148,26 +159,19 @@ def impact_command(
         "--date-column", help="Column giving the data's date range.")] = None,
     source: Annotated[str | None, typer.Option(
         help="Where the data came from, in words (shown in the report).")] = None,
-    engine: Annotated[str, typer.Option(help="auto | duckdb | spark")] = "auto",
-    fmt: Annotated[str, typer.Option("--format", help="table | json | csv")] = "table",
-    json_out: Annotated[Path | None, typer.Option("--json", help="Also write JSON here.")] =
-    None,
+    engine: EngineOpt = "auto",
+    fmt: FormatOpt = "table",
+    json_out: JsonOut = None,
     html_out: Annotated[Path | None, typer.Option(
         "--html", help="Also write the self-contained HTML report here.")] = None,
     csv_out: Annotated[Path | None, typer.Option("--csv", help="Also write CSV here.")] =
     None,
 ) -> None:
     """Impact ratios by category with intervals and verdicts (four-fifths rule, LL144)."""
-    from fairbound._io import input_files
-
     fmt = check_format(fmt)
-    inputs = input_files(data)
-    outputs = [("--json", json_out, (".json",), "use .json"),
-               ("--html", html_out, (".html", ".htm"), "use .html"),
-               ("--csv", csv_out, (".csv",), "use .csv")]
-    for option, path, suffixes, hint in outputs:
-        if path is not None:
-            check_output_file(option, path, suffixes, hint, inputs=inputs)
+    inputs = check_outputs(data, ("--json", json_out, (".json",), "use .json"),
+                           ("--html", html_out, (".html", ".htm"), "use .html"),
+                           ("--csv", csv_out, (".csv",), "use .csv"))
     from fairbound.audits.ratios.audit import ll144_audit
 
     result = ll144_audit(

@@ -2,19 +2,13 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Annotated
 
 import typer
 
 from fairbound._render import check_format, console, fmt_int, fmt_num, plain
-from fairbound._words import A_DISADVANTAGED, B_DISADVANTAGED, NO_EVIDENCE, NO_GAP, NOT_ESTIMABLE
-from fairbound.cli._common import check_output_file, excluded_text, print_machine
-
-VERDICT_STYLE = {
-    A_DISADVANTAGED: "bold red", B_DISADVANTAGED: "bold red",
-    NO_EVIDENCE: "yellow", NOT_ESTIMABLE: "dim", NO_GAP: "green",
-}
+from fairbound.cli import _common as common
+from fairbound.cli._common import VERDICT_STYLE, excluded_text, print_machine
 
 
 def _name(g) -> str:
@@ -22,6 +16,10 @@ def _name(g) -> str:
 
 
 def _interval(lo, hi) -> str:
+    if lo != lo or hi != hi:   # NaN: the note says why
+        from fairbound.audits.verdicts import NOT_ESTIMABLE
+
+        return NOT_ESTIMABLE
     return f"[{fmt_num(lo)}, {fmt_num(hi)}]"
 
 
@@ -94,10 +92,8 @@ def print_ppi(result, *, fmt: str = "table") -> None:
 
 
 def ppi_command(
-    data: Annotated[str, typer.Argument(help="CSV, Parquet or JSON-lines file (or glob).")],
-    group: Annotated[list[str], typer.Option("--group", "-g",
-                                             help="Protected-attribute column (repeat for "
-                                                  "intersections).")],
+    data: common.DataArg,
+    group: common.GroupOpt,
     label: Annotated[str, typer.Option("--label", "-y",
                                        help="Gold label column; empty where no gold label "
                                             "was collected.")],
@@ -109,13 +105,9 @@ def ppi_command(
                                            "expression such as \"score >= 0.5\".")],
     metric: Annotated[list[str] | None, typer.Option("--metric", "-m",
                                                      help="Metric (repeatable).")] = None,
-    comparison: Annotated[str, typer.Option(
-        help="pairwise | vs-rest | vs-reference (the largest group unless --reference "
-             "names one)")] = "pairwise",
-    reference: Annotated[str | None, typer.Option(
-        help="Reference group (B side; implies vs-reference).")] = None,
-    confidence: Annotated[float, typer.Option("--confidence-level", "--confidence",
-                                              help="Confidence level in (0, 1).")] = 0.95,
+    comparison: common.ComparisonOpt = "pairwise",
+    reference: common.ReferenceOpt = None,
+    confidence: common.ConfidenceOpt = 0.95,
     error_control: Annotated[str, typer.Option(
         "--error-control", help="family (every verdict holds jointly) | fdr | none")
     ] = "family",
@@ -126,8 +118,7 @@ def ppi_command(
         "(it harms)")] = "positive",
     pos_label: Annotated[str | None, typer.Option(
         "--pos-label", help="Positive class as the label column holds it.")] = None,
-    where: Annotated[str | None, typer.Option(
-        help="SQL condition selecting rows, e.g. \"split = 'test'\" (checked).")] = None,
+    where: common.WhereOpt = None,
     sampling_probability: Annotated[str | None, typer.Option(
         "--sampling-probability", help="Column with the probability each gold-labeled row "
         "was drawn with (fairbound sample records it in fairbound_probability); labeled "
@@ -142,19 +133,15 @@ def ppi_command(
     looks: Annotated[int, typer.Option(
         help="Planned looks (annotation batches): each interval at 1 - alpha / looks so "
              "that stopping at the first decisive look keeps the error below alpha.")] = 1,
-    engine: Annotated[str, typer.Option(help="auto | duckdb | spark")] = "auto",
-    fmt: Annotated[str, typer.Option("--format", help="table | json | csv")] = "table",
-    json_out: Annotated[Path | None, typer.Option("--json", help="Also write JSON here.")] =
-    None,
+    engine: common.EngineOpt = "auto",
+    fmt: common.FormatOpt = "table",
+    json_out: common.JsonOut = None,
 ) -> None:
     """Audit gaps from few gold labels and a proxy labeler (prediction-powered intervals)."""
-    from fairbound._io import input_files
     from fairbound.audits.ppi.audit import ppi_audit
 
     fmt = check_format(fmt)
-    inputs = input_files(data)
-    if json_out is not None:
-        check_output_file("--json", json_out, inputs=inputs)
+    inputs = common.check_outputs(data, ("--json", json_out))
     result = ppi_audit(data, group=group, label=label, proxy=proxy, prediction=pred,
                        metrics=metric or None, comparison=comparison, reference=reference,
                        confidence_level=confidence, error_control=error_control,

@@ -35,8 +35,9 @@ def report_command(
     = None,
     reference: Annotated[str | None, typer.Option(help="With --data: reference group.")] =
     None,
-    method: Annotated[str, typer.Option(help="With --data: interval method.")] =
-    "agresti-caffo",
+    method: Annotated[str, typer.Option(
+        help="With --data: interval method (the audit's default: auto, exact for 0/1 "
+             "costs).")] = "auto",
     confidence: Annotated[float, typer.Option(
         "--confidence-level", "--confidence", help="With --data: confidence level.")] = 0.95,
     pos_label: Annotated[str | None, typer.Option(

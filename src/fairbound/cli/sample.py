@@ -8,6 +8,7 @@ from typing import Annotated
 import typer
 
 from fairbound._render import console, fmt_int, fmt_num, plain
+from fairbound.cli._common import GroupOpt
 
 _TABLES = (".csv", ".parquet")
 
@@ -15,16 +16,15 @@ _TABLES = (".csv", ".parquet")
 def sample_command(
     data: Annotated[str, typer.Argument(help="CSV, Parquet or JSON-lines file: every row of "
                                              "the audit.")],
-    group: Annotated[list[str], typer.Option("--group", "-g",
-                                             help="Protected-attribute column (repeat for "
-                                                  "intersections).")],
-    budget: Annotated[float, typer.Option(help="Rows to draw (in expectation).")],
+    group: GroupOpt,
     out: Annotated[Path, typer.Option(
         "--out", "-o", help="Write every row here (.csv or .parquet) with the draw recorded "
                             "in fairbound_probability and fairbound_batch: the table to add "
                             "the gold labels to.")],
+    budget: Annotated[float | None, typer.Option(
+        help="Rows to draw (in expectation); required unless --merge.")] = None,
     proxy_score: Annotated[str | None, typer.Option(
-        "--proxy-score", help="The proxy's probability of the positive class, in [0, 1]; "
+        "--proxy", help="The proxy's probability of the positive class, in [0, 1]; "
                               "rows it is unsure about are drawn more often.")] = None,
     label: Annotated[str | None, typer.Option(
         "--label", "-y", help="Gold label column: labeled rows are not drawn, and rows "
@@ -41,9 +41,17 @@ def sample_command(
     annotate: Annotated[Path | None, typer.Option(
         "--annotate", help="Also write only the rows drawn now (.csv or .parquet), for the "
                            "annotators.")] = None,
+    merge: Annotated[Path | None, typer.Option(
+        "--merge", help="Instead of drawing: fill --label in DATA from this annotated file "
+                        "(rows joined on fairbound_row) and write the result to --out.")
+    ] = None,
     fmt: Annotated[str, typer.Option("--format", help="table | json")] = "table",
 ) -> None:
-    """Choose the rows to annotate next (group-stratified, from the proxy's uncertainty)."""
+    """Choose the rows to annotate next (group-stratified, from the proxy's uncertainty).
+
+    With --merge, join the annotators' labels back into the design instead (on the
+    fairbound_row key every drawn row carries).
+    """
     from fairbound._io import input_files, table_bytes, write_all_atomic
     from fairbound._validate import check_choice
     from fairbound.audits.ppi.sampling import sample_for_annotation
@@ -54,6 +62,14 @@ def sample_command(
     # batch by batch); --annotate never is, nor the --out file
     inputs = input_files(data)
     out = check_output_file("--out", out, _TABLES, "use .csv or .parquet")
+    if merge is not None:
+        _merge(data, merge, label, out, annotate)
+        return
+    if budget is None:
+        from fairbound.errors import FairboundError
+
+        raise FairboundError("budget: give --budget (rows to draw), or --merge to join "
+                             "annotated labels back", param="budget")
     if annotate is not None:
         annotate = check_output_file("--annotate", annotate, _TABLES, "use .csv or .parquet",
                                      inputs=inputs)
@@ -88,14 +104,40 @@ def sample_command(
     for note in s.notes:
         con.print(f"[yellow]note:[/] {plain(note)}")
     label_col = label or "<gold label column>"
+    sent = annotate.name if annotate is not None else f"the rows with {s.batch_column} = " \
+        f"{s.batch} of {out.name}"
     con.print(plain(
         f"Wrote {out}" + (f" and {annotate}" if annotate is not None else "") +
-        f". Annotate the rows with {s.batch_column} = {s.batch} (every one of them), fill "
-        f"{label_col} in {out.name}, then audit with\n  fairbound ppi {out.name} --group "
+        f". Annotators fill {label_col} in {sent} (every row; keep its "
+        f"fairbound_row key), then join the labels back with\n  fairbound sample "
+        f"{out.name} --group {' --group '.join(group)} --merge <annotated file> --label "
+        f"{label_col} --out {out.name}\nand audit with\n  fairbound ppi {out.name} --group "
         f"{' --group '.join(group)} --label {label_col} --proxy <proxy label> --prediction "
         f"<prediction> --sampling-probability {s.probability_column} --batch "
         f"{s.batch_column} --looks <batches you plan>\nand draw the next batch only if a gap "
         "is still open."), soft_wrap=True)
+
+
+def _merge(data, merge: Path, label, out: Path, annotate) -> None:
+    """``--merge``: the annotators' labels joined back into the design, written to --out."""
+    from fairbound._io import input_files, table_bytes, write_all_atomic
+    from fairbound.audits.ppi.sampling import ROW_COLUMN, merge_annotations
+    from fairbound.cli._common import check_output_file
+    from fairbound.errors import FairboundError
+
+    if label is None:
+        raise FairboundError("label: --merge needs --label, the column the annotators "
+                             "filled", param="label")
+    if annotate is not None:
+        raise FairboundError("annotate: --annotate draws rows; it does not apply with "
+                             "--merge", param="annotate")
+    read = input_files(str(merge))
+    check_output_file("--out", out, _TABLES, "use .csv or .parquet", inputs=read)
+    merged = merge_annotations(data, str(merge), label=label)
+    write_all_atomic([("--out", out, table_bytes(merged, out))], inputs=read)
+    n = int(merged[label].notna().sum())
+    console().print(plain(f"Wrote {out}: {n:,} row(s) with a {label} label, joined on "
+                          f"{ROW_COLUMN} from {merge.name}."))
 
 
 def register(app: typer.Typer) -> None:

@@ -7,6 +7,7 @@ import datetime as _dt
 import functools
 import io
 import math
+import textwrap
 from pathlib import Path
 
 from markupsafe import Markup
@@ -65,35 +66,167 @@ def render_section(template: str, **context) -> Markup:
     return Markup(environment().get_template(template).render(**context))
 
 
-def figure_img(fig, alt: str, *, close: bool = True) -> Markup:
-    """A matplotlib figure as an ``<img>`` holding an SVG data URI.
+#: Width (inches) of the figures drawn again for narrow screens: at 96 px an inch this
+#: is 413 px, shown at about 0.9x on a 390 px phone, so 7.5 pt labels stay ~9 px high.
+NARROW_INCHES = 4.3
+#: Screens at most this wide get the narrow figures and the card layout of tables.
+NARROW_MEDIA = "(max-width: 40rem)"
 
-    An SVG inside ``<img>`` is inert: browsers never run scripts or fetch resources from it,
-    so the figure cannot carry active content even if a label did.  Text is drawn as paths
-    (``svg.fonttype = 'path'``), so the figure looks the same without any installed font.
-    """
+
+def min_font_pt(fig) -> float:
+    """The smallest font size (points) of any visible text in a matplotlib figure."""
+    from matplotlib.text import Text
+
+    sizes = [t.get_fontsize() for t in fig.findobj(Text)
+             if t.get_visible() and t.get_text().strip()]
+    return float(min(sizes)) if sizes else math.nan
+
+
+def _svg_uri(fig) -> tuple[str, int, int]:
+    """``(data URI, width px, height px)`` of the figure as an SVG with text as paths."""
     import matplotlib
 
     buf = io.BytesIO()
     with matplotlib.rc_context({"svg.fonttype": "path", "svg.hashsalt": "fairbound"}):
         fig.savefig(buf, format="svg", bbox_inches="tight", metadata={"Date": None})
-    if close:
-        import matplotlib.pyplot as plt
-
-        plt.close(fig)
     data = base64.b64encode(buf.getvalue()).decode("ascii")
     w, h = (fig.get_size_inches() * 96).round().astype(int)
-    return Markup('<img src="data:image/svg+xml;base64,{}" alt="{}" width="{}" '
-                  'height="{}" loading="eager">').format(Markup(data), alt, int(w), int(h))
+    return "data:image/svg+xml;base64," + data, int(w), int(h)
 
 
-def try_figure(make, alt: str) -> Markup | None:
-    """Draw a figure with ``make()``; ``None`` when matplotlib is missing."""
+def _wrap_labels(fig, width: int = 22) -> bool:
+    """Break long y tick labels in two (at ``"  ("`` or ``" vs "``); ``True`` if any was."""
+    changed = False
+    for ax in fig.axes:
+        labels = ax.get_yticklabels()
+        texts = [t.get_text() for t in labels]
+        new = []
+        for t in texts:
+            if len(t) > width:
+                for sep, keep in (("  (", "("), (" (", "("), (" vs ", "vs ")):
+                    if sep in t:
+                        head, tail = t.split(sep, 1)
+                        t = f"{head}\n{keep}{tail}"
+                        break
+            new.append(t)
+        if new != texts:
+            ax.set_yticks(ax.get_yticks(), new)
+            for old, lab in zip(labels, ax.get_yticklabels(), strict=True):
+                lab.set_fontsize(old.get_fontsize())
+            changed = True
+        xlabel = ax.get_xlabel()
+        if len(xlabel) > 56 and "\n" not in xlabel:
+            ax.set_xlabel(textwrap.fill(xlabel, 50))
+            changed = True
+    for t in fig.texts:  # titles over the whole figure
+        if len(t.get_text()) > 56 and "\n" not in t.get_text():
+            t.set_text(textwrap.fill(t.get_text(), 50))
+            changed = True
+    return changed
+
+
+def _narrow(fig) -> bool:
+    """Lay ``fig`` out again at :data:`NARROW_INCHES` wide (same fonts).
+
+    Long y labels are broken in two where that is needed to fit.  ``False`` (and nothing
+    to use) when the figure is narrow already or its labels still do not fit that width
+    (the drawing would spill over, so only the wide figure is kept).
+    """
+    import warnings
+
+    w, h = fig.get_size_inches()
+    if w <= NARROW_INCHES * 1.15:
+        return False
+    fig.set_size_inches(NARROW_INCHES, h)
+
+    def width() -> float:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # "tight_layout not applied": measured below
+            engine = fig.get_layout_engine()
+            if engine is None or type(engine).__name__ == "PlaceHolderLayoutEngine":
+                fig.tight_layout()  # a figure laid out once by tight_layout: again
+            fig.draw_without_rendering()
+            return fig.get_tightbbox().width
+
+    if width() <= NARROW_INCHES * 1.02:
+        return True
+    if _wrap_labels(fig):
+        fig.set_size_inches(NARROW_INCHES, h * 1.25)
+    return width() <= NARROW_INCHES * 1.15
+
+
+def figure_img(fig, alt: str, *, close: bool = True, narrow=True) -> Markup:
+    """A matplotlib figure as an ``<img>`` holding an SVG data URI.
+
+    An SVG inside ``<img>`` is inert: browsers never run scripts or fetch resources from it,
+    so the figure cannot carry active content even if a label did.  Text is drawn as paths
+    (``svg.fonttype = 'path'``), so the figure looks the same without any installed font.
+
+    For narrow screens (:data:`NARROW_MEDIA`) a second drawing is given as a ``<picture>``
+    source, so labels stay legible on a phone instead of shrinking to a few pixels:
+    ``narrow`` is a figure drawn for phones, or a callable returning one, or ``True`` to
+    lay ``fig`` out again at :data:`NARROW_INCHES` (kept only if its labels fit), or
+    ``False``.  ``data-min-font-pt`` holds the smallest font size in the figure: its
+    smallest label is ``min-font-pt * 4/3 * shown width / natural width`` CSS pixels high.
+
+    Examples
+    --------
+    >>> import matplotlib.figure
+    >>> fig = matplotlib.figure.Figure(figsize=(7, 2), layout="constrained")
+    >>> _ = fig.add_subplot().set_title("gap", fontsize=9)
+    >>> html = figure_img(fig, "a gap")
+    >>> html.startswith("<picture>"), 'alt="a gap"' in html, 'data-min-font-pt="9"' in html
+    (True, True, True)
+    """
+    uri, w, h = _svg_uri(fig)
+    font = min_font_pt(fig)
+    small = None
+    if callable(narrow) and not hasattr(narrow, "savefig"):
+        narrow = narrow()
+    if hasattr(narrow, "savefig"):
+        small = _svg_uri(narrow) + (min_font_pt(narrow),)
+        _close(narrow)
+    elif narrow and _narrow(fig):
+        small = _svg_uri(fig) + (font,)
+    if close:
+        _close(fig)
+    img = Markup('<img src="{}" alt="{}" width="{}" height="{}" loading="eager" '
+                 'data-min-font-pt="{}">').format(Markup(uri), alt, w, h, _pt(font))
+    if small is None:
+        return img
+    return Markup('<picture><source media="{}" srcset="{}" width="{}" height="{}" '
+                  'data-min-font-pt="{}">{}</picture>').format(
+        NARROW_MEDIA, Markup(small[0]), small[1], small[2], _pt(small[3]), img)
+
+
+def _pt(x: float) -> str:
+    return f"{x:g}" if math.isfinite(x) else ""
+
+
+def _close(fig) -> None:
+    import matplotlib.pyplot as plt
+
+    plt.close(fig)
+
+
+def try_narrow(make):
+    """``make()``, or ``None`` when it fails (a figure for phones is never required)."""
+    try:
+        return make()
+    except Exception:  # noqa: BLE001 - the wide figure is always there
+        return None
+
+
+def try_figure(make, alt: str, narrow=True) -> Markup | None:
+    """Draw a figure with ``make()``; ``None`` when matplotlib is missing.
+
+    ``narrow``: a callable drawing the figure for phones (see :func:`figure_img`).
+    """
     try:
         fig = make()
     except MissingDependencyError:
         return None
-    return figure_img(fig, alt)
+    return figure_img(fig, alt, narrow=narrow)
 
 
 def have_matplotlib() -> bool:
@@ -138,6 +271,76 @@ def fci(lo, hi, *, signed: bool = False) -> str:
     if math.isnan(num(lo)) or math.isnan(num(hi)):
         return "-"
     return f"[{fnum(lo, signed=signed)}, {fnum(hi, signed=signed)}]"
+
+
+#: An "n needed" above this many times the rows already compared is not asked for: the
+#: sentence says "not reachable with data like this" instead.
+UNREACHABLE_FACTOR = 100
+#: ... and gives the smallest gap that this many times the rows could show.
+MORE_DATA_FACTOR = 10
+
+
+def unreachable(need, have) -> bool:
+    """Whether a planned ``need`` exceeds :data:`UNREACHABLE_FACTOR` times ``have``.
+
+    Examples
+    --------
+    >>> unreachable(451_245_094, 2_845), unreachable(3_752, 3_669), unreachable(float("inf"), 10)
+    (True, False, False)
+    """
+    need, have = num(need), num(have)
+    return (math.isfinite(need) and math.isfinite(have) and have > 0
+            and need > UNREACHABLE_FACTOR * have)
+
+
+def need_phrase(need, have, reachable: str, *, noun: str = "annotated examples",
+                smallest_gap=math.nan, gap_words: str = "a gap", shown: str = "") -> str:
+    """How much data would settle a question, in words: the one rule every report uses.
+
+    Parameters
+    ----------
+    need : float
+        The planned total (``n needed``).
+    have : float
+        The rows (examples, gold labels, applicants) already compared.
+    reachable : str
+        The phrase to use when ``need`` is within reach (returned unchanged).
+    noun : str
+        What ``have`` counts.
+    smallest_gap : float
+        The smallest gap :data:`MORE_DATA_FACTOR` times ``have`` could show (NaN: unknown).
+    gap_words : str
+        What is shown (``"a gap"``, ``"a difference"`` ...).
+    shown : str
+        What :data:`MORE_DATA_FACTOR` times the data could show, in words (used instead of
+        ``smallest_gap`` where a gap is not the scale, e.g. impact ratios).
+
+    Returns
+    -------
+    str
+        ``reachable``, or, when ``need`` exceeds :data:`UNREACHABLE_FACTOR` times ``have``,
+        "not reachable with data like this" and what ten times the data could show.
+
+    Examples
+    --------
+    >>> need_phrase(451_245_094, 2_845, "about 451,242,249 more would settle it",
+    ...             smallest_gap=0.1487)  # doctest: +NORMALIZE_WHITESPACE
+    'not reachable with data like this (it would take over 100 times the 2,845 annotated
+     examples compared); 10 times as many (28,450) could show a gap of 0.149 or more'
+    >>> need_phrase(3_752, 3_669, "about 83 more would settle it")
+    'about 83 more would settle it'
+    """
+    if not unreachable(need, have):
+        return reachable
+    out = (f"not reachable with data like this (it would take over {UNREACHABLE_FACTOR} "
+           f"times the {fint(have)} {noun} compared)")
+    gap = num(smallest_gap)
+    more = f"; {MORE_DATA_FACTOR} times as many ({fint(MORE_DATA_FACTOR * num(have))}) could show"
+    if shown:
+        out += f"{more} {shown}"
+    elif math.isfinite(gap):
+        out += f"{more} {gap_words} of {gap:.3f} or more"
+    return out
 
 
 def write_page(path: Path, text: str, *, param: str = "path", inputs=()) -> Path:

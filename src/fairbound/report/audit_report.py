@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import functools
 import math
 import re
+import warnings
 from pathlib import Path
 
 # SMALL_GROUP: groups with fewer rows in a denominator get a note and a warning
@@ -18,6 +20,8 @@ from fairbound._words import (
 )
 from fairbound.errors import FairboundError
 from fairbound.report._common import (
+    MORE_DATA_FACTOR,
+    NARROW_INCHES,
     NO_FIGURES,
     check_path,
     check_title,
@@ -26,10 +30,13 @@ from fairbound.report._common import (
     fmt_level,
     fnum,
     have_matplotlib,
+    need_phrase,
     num,
     render_page,
     render_section,
     try_figure,
+    try_narrow,
+    unreachable,
     write_page,
 )
 from fairbound.viz.audit import audit_dict, comparison_label, group_rate_rows
@@ -42,9 +49,7 @@ GUARANTEES = {
     "finite-sample": (
         "The interval covers the true gap with at least the stated probability at every "
         "sample size, provided its assumptions hold: the rows are independent draws from the "
-        "population audited, costs lie in [0, C] and, for the Bernstein and Hoeffding "
-        "bounds, both groups' population shares are at least gamma (and the variance bound "
-        "holds).",
+        "population audited and costs lie in [0, C]{share_clause}.",
         "It is conservative, so real gaps need more data to show. It covers sampling error "
         "only: a non-representative sample, wrong group labels or noisy annotation are not "
         "accounted for.",
@@ -305,6 +310,78 @@ def _verdict_sentence(c: dict, ctx: dict, label: str, lvl: str) -> str:
     return head + body + "."
 
 
+@functools.lru_cache(maxsize=4096)
+def _detectable(method: str, n_a: float, n_b: float, rate_b: float, sign: float,
+                level: float, factor: float) -> float:
+    from fairbound.planning.power import minimum_detectable_gap
+    from fairbound.stats import get_method
+    from fairbound.stats.base import GroupStats
+
+    m = get_method(method)
+    target = factor * (n_a + n_b)
+    g_max = (1.0 - rate_b) if sign > 0 else rate_b
+    if not g_max > 0:
+        return math.nan
+    if m.required_n is None:  # no planner of its own: the power planner at 50% power
+        try:
+            r = minimum_detectable_gap(method, n_total=int(round(target)), power=0.5,
+                                       rate_b=rate_b if sign > 0 else 1.0 - rate_b,
+                                       share=n_a / (n_a + n_b), confidence_level=level)
+        except FairboundError:
+            return math.nan
+        return r.gap if math.isfinite(r.gap) else math.nan
+
+    def need(g: float) -> float:
+        r_a = rate_b + sign * g
+        a = GroupStats(n=n_a, total=n_a * r_a, total_sq=n_a * r_a, binary=True)
+        b = GroupStats(n=n_b, total=n_b * rate_b, total_sq=n_b * rate_b, binary=True)
+        return float(m.required_n(a, b, level))
+
+    if not need(g_max) <= target:
+        return math.nan
+    lo, hi = 0.0, g_max
+    for _ in range(60):
+        mid = 0.5 * (lo + hi)
+        if need(mid) <= target:
+            hi = mid
+        else:
+            lo = mid
+        if hi - lo < 1e-6:
+            break
+    return hi
+
+
+def detectable_gap(c: dict, factor: float = MORE_DATA_FACTOR) -> float:
+    """The smallest gap ``factor`` times a comparison's rows could show, on the rate scale.
+
+    The same planning as "n needed" (:func:`fairbound.audits.required_total_n`): group B's
+    rate and both groups' shares stay as observed, and the gap is the smallest at which
+    the comparison's own method would plan ``factor * (n_A + n_B)`` examples (its planner,
+    or :func:`fairbound.planning.power.minimum_detectable_gap` at 50% power for a method
+    without one), so the interval would exclude 0 about half the time.  NaN for per-row
+    costs, a row without both groups, or when no gap in range would be shown.
+
+    Examples
+    --------
+    >>> c = {"component": "precision", "method": "exact", "n_a": 15, "n_b": 2830,
+    ...      "rate_a": 0.6, "rate_b": 0.601, "rate_gap": -0.001,
+    ...      "interval_level": 0.9979}
+    >>> round(detectable_gap(c), 2)
+    0.16
+    """
+    if c.get("component") in ("max", "cost"):
+        return math.nan
+    na, nb, rb = num(c.get("n_a")), num(c.get("n_b")), num(c.get("rate_b"))
+    gap, level = num(c.get("rate_gap")), num(c.get("interval_level"))
+    if not (na > 0 and nb > 0 and 0 <= rb <= 1 and math.isfinite(gap) and 0 < level < 1):
+        return math.nan
+    try:
+        return _detectable(str(c.get("method")), float(na), float(nb), float(rb),
+                           1.0 if gap >= 0 else -1.0, float(level), float(factor))
+    except (FairboundError, ValueError, ZeroDivisionError):
+        return math.nan
+
+
 def _need_clause(c: dict, ctx: dict) -> str:
     need = num(c.get("required_n"))
     na, nb = num(c.get("n_a")), num(c.get("n_b"))
@@ -313,6 +390,8 @@ def _need_clause(c: dict, ctx: dict) -> str:
         if need <= total:  # never a number below what is already there
             return ("; the observed gap is at the edge of what these data can resolve (the "
                     "method's plan at this gap is already met)")
+        if unreachable(need, total):
+            return "; " + need_phrase(need, total, "", smallest_gap=detectable_gap(c))
         out = (f"; about {math.ceil(need - total):,.0f} more annotated examples would be "
                "needed at the observed gap")
         if math.isfinite(na) and math.isfinite(nb) and total > 0:
@@ -400,6 +479,30 @@ def comparison_sentence(c: dict, *, pair: bool = False, result=None) -> str:
             f"{_need_clause(c, ctx)}{_parity_clause(c)}.")
 
 
+def far_sentence(c: dict, result=None) -> str:
+    """A short line for a comparison whose "n needed" is out of reach (see :func:`need_phrase`).
+
+    Examples
+    --------
+    >>> c = {"metric": "predictive_parity", "component": "precision", "rate": "precision",
+    ...      "class": None, "group_a": "Amer-Indian-Eskimo", "group_b": "White",
+    ...      "rate_gap": -0.001, "rate_gap_low": -0.383, "rate_gap_high": 0.232,
+    ...      "interval_level": 0.9979, "required_n": 451245094.0, "n_a": 15, "n_b": 2830,
+    ...      "rate_a": 0.733, "rate_b": 0.734, "method": "exact",
+    ...      "verdict": "not enough evidence"}
+    >>> print(far_sentence(c))  # doctest: +NORMALIZE_WHITESPACE
+    predictive_parity, Amer-Indian-Eskimo vs White: gap -0.001, 99.79% CI [-0.383, +0.232];
+    not reachable with data like this (it would take over 100 times the 2,845 annotated
+    examples compared); 10 times as many (28,450) could show a gap of 0.156 or more.
+    """
+    ctx = _ctx_of(result)
+    total = num(c.get("n_a")) + num(c.get("n_b"))
+    return (f"{comparison_label(c)}, {_group(c['group_a'], ctx)} vs "
+            f"{_group(c['group_b'], ctx)}: gap {fnum(c['rate_gap'], signed=True)}, "
+            f"{fmt_level(comparison_level(c))} CI {_ci(c['rate_gap_low'], c['rate_gap_high'])}; "
+            f"{need_phrase(c.get('required_n'), total, '', smallest_gap=detectable_gap(c))}.")
+
+
 def _verdict_text(c: dict) -> tuple[str, str]:
     if c["verdict"] in DISADVANTAGED:
         return f"{_v(c['disadvantaged'])} disadvantaged", "bad"
@@ -410,6 +513,15 @@ def _verdict_text(c: dict) -> tuple[str, str]:
     if c["verdict"] == NO_GAP:
         return NO_GAP, "ok"
     return NO_EVIDENCE, "warn"
+
+
+def reference_words(d: dict) -> str:
+    """``the reference group White`` / ``the rest (all other groups)`` / ``""`` (pairwise)."""
+    if d.get("comparison") == "vs-reference" and d.get("reference") is not None:
+        return f"the reference group {_v(d['reference'])}"
+    if d.get("comparison") == "vs-rest":
+        return "the rest (all other groups)"
+    return ""
 
 
 def _heading(d: dict) -> str:
@@ -458,6 +570,31 @@ def error_control_sentence(d: dict) -> str:
     levels = interval_levels(d)
     if m == 0:
         return "No comparison could be estimated, so no verdict is made."
+    return _error_control_core(d, control, m, cl, fam, alpha, levels) + _summary_rows_note(d)
+
+
+def summary_rows(d: dict) -> list[dict]:
+    """The ``max |gap|`` rows: summaries of a multi-part metric, not separate tests."""
+    return [c for c in d["comparisons"] if c.get("component") == "max"]
+
+
+def tested_rows(d: dict) -> list[dict]:
+    """The comparisons the error control counts: estimable, and not ``max |gap|`` rows."""
+    return [c for c in d["comparisons"] if c.get("component") != "max"
+            and c["verdict"] != NOT_ESTIMABLE]
+
+
+def _summary_rows_note(d: dict) -> str:
+    k = len(summary_rows(d))
+    if not k:
+        return ""
+    rows = "row" if k == 1 else "rows"
+    return (f" The {k} summary {rows} giving the largest absolute gap of a multi-part metric "
+            f"(at {'its' if k == 1 else 'their'} own joint level) {'is' if k == 1 else 'are'} "
+            "not counted: each holds jointly for its parts.")
+
+
+def _error_control_core(d, control, m, cl, fam, alpha, levels) -> str:
     if control == "family":
         # the level the intervals are at (fairbound.audits.control set it); a report reads
         # it from the rows and never computes one
@@ -672,29 +809,43 @@ def audit_view(result, *, index: int = 1, figures: bool = True) -> dict:
             "need": need_cell(c), "parity": parity_cell(c),
         })
     # Findings: evidence first, then the open questions ordered by how close they are.
-    gap_c = [c for c in comps if c["verdict"] in GAP_VERDICTS]
-    ok_c = [c for c in comps if c["verdict"] == NO_GAP]
-    open_c = sorted((c for c in comps if c["verdict"] == NO_EVIDENCE),
+    # Counts are over the comparisons the error control counts (tested_rows); the max |gap|
+    # summary rows and the rows that could not be estimated are counted apart.
+    tested = [c for c in comps if c.get("component") != "max"]
+    gap_c = [c for c in tested if c["verdict"] in GAP_VERDICTS]
+    ok_c = [c for c in tested if c["verdict"] == NO_GAP]
+    open_c = sorted((c for c in tested if c["verdict"] == NO_EVIDENCE),
                     key=lambda c: num(c.get("required_n")) if c.get("required_n") is not None
                     else math.inf)
-    na_c = [c for c in comps if c["verdict"] == NOT_ESTIMABLE]
+    na_c = [c for c in tested if c["verdict"] == NOT_ESTIMABLE]
+    far_c = [c for c in open_c if unreachable(c.get("required_n"),
+                                              num(c.get("n_a")) + num(c.get("n_b")))]
+    near_c = [c for c in open_c if c not in far_c]
+    max_c = summary_rows(d)
     rates = [{"rate": r["rate"] if r["class"] is None else f"{r['rate']} (k={_v(r['class'])})",
               "group": _v(r["group"]), "n": fint(r["n"]), "value": fnum(r["value"]),
               "ci": fci(r["low"], r["high"])}
              for r in group_rate_rows(d)]
     summary, reference = _method_info(d["method"])
     yes, no = GUARANTEES.get(d["guarantee"], ("", ""))
+    yes = yes.replace("{share_clause}", _share_clause(
+        {c["method"] for c in comps if c["verdict"] != NOT_ESTIMABLE} or {d["method"]}))
     view = {
         "id": f"audit-{index}", "heading": _heading(d), "facts": _facts(d),
         "groups": [{"group": _v(g["group"]), "rows": f"{int(g['rows']):,}",
                     "share": f"{int(g['rows']) / total:.1%}" if total else "-"}
                    for g in d["groups"]],
-        "n_comparisons": len(comps), "n_gap": len(gap_c), "n_ok": len(ok_c),
-        "n_open": len(open_c), "n_na": len(na_c),
+        "n_comparisons": len(comps), "n_tested": len(gap_c) + len(ok_c) + len(open_c),
+        "n_gap": len(gap_c), "n_ok": len(ok_c), "n_open": len(open_c), "n_na": len(na_c),
+        "n_far": len(far_c), "n_summary": len(max_c),
+        "summary_metrics": ", ".join(dict.fromkeys(c["metric"] for c in max_c)),
         "findings_gap": [comparison_sentence(c, result=ctx) for c in gap_c],
         "findings_ok": [comparison_sentence(c, result=ctx) for c in ok_c],
-        "findings_open": [comparison_sentence(c, result=ctx) for c in open_c],
+        "findings_open": [comparison_sentence(c, result=ctx) for c in near_c],
+        "findings_far": [far_sentence(c, result=ctx) for c in far_c],
         "findings_na": [comparison_sentence(c, result=ctx) for c in na_c],
+        "findings_max": [comparison_sentence(c, result=ctx) for c in max_c],
+        "reference": reference_words(d), "more_factor": MORE_DATA_FACTOR,
         "level": level, "interval_level": interval_level_text(d),
         "error_control": error_control_sentence(d),
         "favourable": favourable_sentence(d), "cost_direction": cost_direction(d),
@@ -726,18 +877,73 @@ def audit_view(result, *, index: int = 1, figures: bool = True) -> dict:
         from fairbound.viz.audit import plot_forest, plot_group_rates, plot_sample_size
 
         shown = min(len(comps), FOREST_ROWS)
+        def forest():
+            fig = plot_forest(d, max_rows=FOREST_ROWS)
+            if view["reference"]:
+                from fairbound.viz.audit import text_safe
+
+                fig.axes[0].set_title(text_safe("B = " + view["reference"]), loc="left",
+                                      fontsize=8.5)
+            return fig
+
+        def forest_narrow():  # for phones: "B = White" above, so rows name group A only
+            fig = forest()
+            ax = fig.axes[0]
+            if d.get("comparison") == "vs-reference" and d.get("reference") is not None:
+                from fairbound.viz.audit import text_safe
+
+                cut = text_safe(f" vs {_v(d['reference'])}")
+                ax.set_yticks(ax.get_yticks(), [t.get_text().replace(cut, "")
+                                                for t in ax.get_yticklabels()])
+            fig.set_size_inches(NARROW_INCHES, fig.get_size_inches()[1])
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # labels too long: tight_layout gives up
+                fig.tight_layout()
+            return fig
+
         view["fig_forest"] = try_figure(
-            lambda: plot_forest(d, max_rows=FOREST_ROWS),
-            f"Forest plot of {shown} gaps with {view['interval_level']} intervals")
+            forest,
+            f"Forest plot of {shown} gaps with {view['interval_level']} intervals"
+            + (f"; group B is {view['reference']}" if view["reference"] else "")
+            + f": {len(gap_c)} with a gap, {len(open_c)} not enough evidence",
+            narrow=lambda: try_narrow(forest_narrow))
         if shown < len(comps):
             view["forest_note"] = (f"The figure shows {shown} of the {len(comps)} "
                                    "comparisons (every one with a verdict first, then the "
                                    "largest gaps); the table below has them all.")
         view["fig_rates"] = try_figure(
-            lambda: plot_group_rates(d), "Per-group rates with Wilson intervals")
+            lambda: plot_group_rates(d), "Per-group rates with Wilson intervals",
+            narrow=lambda: try_narrow(lambda: plot_group_rates(d, ncols=1)))
+        def n_narrow():
+            import matplotlib.figure
+
+            fig = matplotlib.figure.Figure(figsize=(NARROW_INCHES, 5.0), layout="constrained")
+            ax = fig.add_subplot()
+            plot_sample_size(d, ax=ax)
+            old = ax.get_legend()
+            if old is not None:  # one column: the two-column legend is wider than a phone
+                ax.legend(old.legend_handles, [t.get_text() for t in old.get_texts()],
+                          fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.16),
+                          ncol=1, frameon=False)
+            return fig
+
         view["fig_n"] = try_figure(
-            lambda: plot_sample_size(d), "Annotated examples needed versus gap size")
+            lambda: plot_sample_size(d), "Annotated examples needed versus gap size",
+            narrow=lambda: try_narrow(n_narrow))
     return view
+
+
+#: Methods whose guarantee also assumes each group's population share is at least gamma.
+SHARE_METHODS = ("bbu", "bbu-corrected", "hoeffding", "empirical-bernstein")
+
+
+def _share_clause(methods) -> str:
+    """The gamma assumption, only when a method that ran makes it (Bernstein, Hoeffding)."""
+    named = sorted(m for m in methods if str(m).split(" ")[0] in SHARE_METHODS)
+    if not named:
+        return ""
+    return (f"; for {', '.join(named)}, both groups' population shares are at least gamma "
+            "(and the variance bound holds)")
 
 
 def need_cell(c: dict) -> str:
@@ -747,6 +953,8 @@ def need_cell(c: dict) -> str:
         total = num(c.get("n_a")) + num(c.get("n_b"))
         if c["verdict"] in DISADVANTAGED and need <= total:
             return "reached"  # never a number below what is already there
+        if unreachable(need, total):
+            return "not reachable"
         return fint(need) if not need <= total else "-"
     if c.get("required_n") is None and num(c.get("rate_gap")) == 0:
         return "none (gap 0)"

@@ -29,6 +29,7 @@ from markupsafe import Markup
 from fairbound._io import escape_cell
 from fairbound._words import ADVERSE, NO_ADVERSE, NO_EVIDENCE, NOT_ESTIMABLE
 from fairbound.report._common import (
+    MORE_DATA_FACTOR,
     NO_FIGURES,
     check_path,
     check_title,
@@ -37,6 +38,7 @@ from fairbound.report._common import (
     fmt_level,
     fnum,
     have_matplotlib,
+    need_phrase,
     num,
     render_page,
     table_view,
@@ -65,41 +67,43 @@ WHAT_IS_ADDED = (
 
 TEMPLATE = """{% import "macros.html.j2" as m %}
 <section class="audit ll144" id="ll144">
-<div class="callout">
-<p><strong>{{ s.legal }}</strong> {{ s.scope }}</p>
-<p><strong>What fairbound adds.</strong> {{ s.added }}</p>
-</div>
 <p class="counts">{{ s.n_categories }} categories &middot;
 <span class="badge bad">{{ s.n_adverse }} evidence of adverse impact</span>
 <span class="badge ok">{{ s.n_no_adverse }} evidence of no adverse impact</span>
 <span class="badge warn">{{ s.n_open }} not enough evidence</span>
 {% if s.n_na %}<span class="badge na">{{ s.n_na }} not estimable</span>{% endif %}</p>
 
-<h2 id="ll144-what">The data</h2>
-<dl class="facts">
-{% for k, v in s.facts %}<dt>{{ k }}</dt><dd>{{ v }}</dd>
-{% endfor %}</dl>
-
 <h2 id="ll144-findings">Findings</h2>
 {% if s.findings_adverse %}
 <h4>Evidence of adverse impact</h4>
-<ul class="findings">{% for f in s.findings_adverse %}<li class="bad">{{ f }}</li>{% endfor %}</ul>
+<ul class="findings">{% for f in s.findings_adverse %}
+<li class="bad"{% if loop.first %} data-verdict{% endif %}>{{ f }}</li>{% endfor %}</ul>
 {% else %}
-<p>No impact ratio's interval lies entirely below {{ s.threshold }}: the data show no
-adverse impact at the stated level. "Not enough evidence" is not evidence of no adverse
-impact.</p>
-{% endif %}
-{% if s.findings_open %}
-<h4>Not enough evidence</h4>
-<ul class="findings">{% for f in s.findings_open %}<li class="warn">{{ f }}</li>{% endfor %}</ul>
+<p class="lead" data-verdict>No impact ratio's interval lies entirely below
+{{ s.threshold }}: the data show no adverse impact at the stated level. "Not enough
+evidence" is not evidence of no adverse impact.</p>
 {% endif %}
 {% if s.findings_ok %}
 <h4>Evidence of no adverse impact</h4>
 <ul class="findings">{% for f in s.findings_ok %}<li class="ok">{{ f }}</li>{% endfor %}</ul>
 {% endif %}
+{% if s.findings_open %}
+<h4>Not enough evidence</h4>
+<ul class="findings">{% for f in s.findings_open %}<li class="warn">{{ f }}</li>{% endfor %}</ul>
+{% endif %}
 
 <h2 id="ll144-forest">Impact ratios with their intervals</h2>
 {{ m.figure(s.fig, s.fig_caption, s.no_figures) }}
+
+<div class="callout">
+<p><strong>{{ s.legal }}</strong> {{ s.scope }}</p>
+<p><strong>What fairbound adds.</strong> {{ s.added }}</p>
+</div>
+
+<h2 id="ll144-what">The data</h2>
+<dl class="facts">
+{% for k, v in s.facts %}<dt>{{ k }}</dt><dd>{{ v }}</dd>
+{% endfor %}</dl>
 
 {% for c in s.categories %}
 <h2 id="ll144-cat-{{ loop.index }}">Category: {{ c.name }}</h2>
@@ -192,8 +196,20 @@ def ratio_sentence(c: dict, r: dict) -> str:
     if v == NOT_ESTIMABLE:
         return f"{c['category']} = {g}: not estimable ({r.get('note')})."
     need = num(r.get("required_n"))
-    more = (f" About {fint(need)} applicants in the two groups at these rates would settle it."
-            if math.isfinite(need) else "")
+    more = ""
+    if math.isfinite(need):
+        have = num(r.get("n")) + num(r.get("n_versus"))
+        shown = ""
+        lo, hi = num(r.get("low")), num(r.get("high"))
+        if lo > 0 and math.isfinite(hi) and hi > lo:
+            # intervals narrow as 1/sqrt(n) on the log scale
+            h = (math.log(hi) - math.log(lo)) / 2 / math.sqrt(MORE_DATA_FACTOR)
+            t = num(c["threshold"])
+            shown = (f"an impact ratio below {t * math.exp(-h):.3f} or above "
+                     f"{t * math.exp(h):.3f} against {thr}")
+        text = need_phrase(need, have, f"About {fint(need)} applicants in the two groups at "
+                           "these rates would settle it", noun="applicants", shown=shown)
+        more = " " + text[0].upper() + text[1:] + "."
     return f"{head}; the interval contains {thr} (not enough evidence).{more}"
 
 
@@ -422,9 +438,9 @@ def render_ll144_report(result, *, title: str | None = None, figures: bool = Tru
 
         view["fig"] = try_figure(lambda: plot_impact_ratios(d), "Impact ratios by group")
     section = environment().from_string(TEMPLATE).render(s=view)
-    toc = [{"id": "ll144-what", "title": "The data"},
-           {"id": "ll144-findings", "title": "Findings"},
-           {"id": "ll144-forest", "title": "Impact ratios with their intervals"}]
+    toc = [{"id": "ll144-findings", "title": "Findings"},
+           {"id": "ll144-forest", "title": "Impact ratios with their intervals"},
+           {"id": "ll144-what", "title": "The data"}]
     toc += [{"id": f"ll144-cat-{i + 1}", "title": f"Category: {_g(c['category'])}"}
             for i, c in enumerate(cats)]
     toc.append({"id": "ll144-methods", "title": "Methods"})

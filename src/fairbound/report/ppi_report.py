@@ -9,12 +9,14 @@ verdict and the gold labels each would need.  It reads the result's
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 from markupsafe import Markup
 
 from fairbound._words import A_DISADVANTAGED, B_DISADVANTAGED, NO_EVIDENCE, NOT_ESTIMABLE
 from fairbound.report._common import (
+    MORE_DATA_FACTOR,
     NO_FIGURES,
     check_path,
     check_title,
@@ -23,6 +25,7 @@ from fairbound.report._common import (
     fint,
     fmt_level,
     fnum,
+    need_phrase,
     num,
     render_page,
     table_view,
@@ -41,27 +44,25 @@ TEMPLATE = """{% import "macros.html.j2" as m %}
 <span class="badge bad">{{ s.n_gap }} with a gap</span>
 <span class="badge warn">{{ s.n_open }} not enough evidence</span>
 {% if s.n_na %}<span class="badge na">{{ s.n_na }} not estimable</span>{% endif %}</p>
+<ul class="findings">{% for cls, f in s.findings %}
+<li class="{{ cls }}"{% if loop.first %} data-verdict{% endif %}>{{ f }}</li>{% endfor %}</ul>
+
+<h3 id="ppi-1-forest" class="first-figure">Gaps and intervals</h3>
+{{ m.figure(s.forest, s.forest_caption, s.no_figures) }}
+<div class="callout control">
+<p><strong>Assumption.</strong> Every interval assumes that {{ s.assumption }}.</p>
+<p><strong>Error control.</strong> {{ s.control }}</p>
+</div>
+{% if s.notes %}
+<h4>Notes</h4>
+<ul>{% for n in s.notes %}<li>{{ n }}</li>{% endfor %}</ul>
+{% endif %}
+{{ m.table(s.table) }}
 
 <h3 id="ppi-1-what">What was audited</h3>
 <dl class="facts">
 {% for k, v in s.facts %}<dt>{{ k }}</dt><dd>{{ v }}</dd>
 {% endfor %}</dl>
-
-<h3 id="ppi-1-summary">Summary</h3>
-<div class="callout control">
-<p><strong>Assumption.</strong> Every interval assumes that {{ s.assumption }}.</p>
-<p><strong>Error control.</strong> {{ s.control }}</p>
-</div>
-<ul class="findings">{% for cls, f in s.findings %}
-<li class="{{ cls }}">{{ f }}</li>{% endfor %}</ul>
-{% if s.notes %}
-<h4>Notes</h4>
-<ul>{% for n in s.notes %}<li>{{ n }}</li>{% endfor %}</ul>
-{% endif %}
-
-<h3 id="ppi-1-forest">Gaps and intervals</h3>
-{{ m.figure(s.forest, s.forest_caption, s.no_figures) }}
-{{ m.table(s.table) }}
 </section>
 """
 
@@ -112,9 +113,14 @@ def ppi_sentence(c: dict, *, result: dict | None = None) -> str:
     if c["verdict"] != NO_EVIDENCE:
         return f"{name}, {ga} vs {gb}: {c['verdict']}: {numbers}."
     need = num(c.get("gold_labels_needed"))
+    have = num(c.get("labeled_a")) + num(c.get("labeled_b"))
     if need == need and need != float("inf"):
-        tail = (f"; about {fint(need)} gold labels in all would settle it if the observed "
-                "gap were the truth")
+        half = (num(c.get("high")) - num(c.get("low"))) / 2
+        tail = "; " + need_phrase(
+            need, have, f"about {fint(need)} gold labels in all would settle it if the "
+            "observed gap were the truth", noun="gold labels",
+            # intervals narrow as 1/sqrt(n): the half-width at 10 times the gold labels
+            smallest_gap=half / math.sqrt(MORE_DATA_FACTOR))
     elif need == float("inf"):
         tail = "; even labeling every row would not settle it if the observed gap were the truth"
     else:

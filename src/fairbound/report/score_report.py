@@ -80,27 +80,23 @@ TEMPLATE = """{% import "macros.html.j2" as m %}
 <span class="badge warn">{{ s.n_open }} not enough evidence</span>
 {% if s.n_na %}<span class="badge na">{{ s.n_na }} not estimable</span>{% endif %}</p>
 
-<h3 id="{{ s.id }}-what">What was audited</h3>
-<dl class="facts">
-{% for k, v in s.facts %}<dt>{{ k }}</dt><dd>{{ v }}</dd>
-{% endfor %}</dl>
-
-<h3 id="{{ s.id }}-summary">Summary</h3>
-<div class="callout control">
-<p><strong>Error control.</strong> {{ s.control }}</p>
-{% if s.calibration_note %}<p><strong>Calibration.</strong> {{ s.calibration_note }}</p>{% endif %}
-</div>
 {% if s.findings_gap %}
-<h4>Gaps the data supports</h4>
-<ul class="findings">{% for f in s.findings_gap %}<li class="bad">{{ f }}</li>{% endfor %}</ul>
+<ul class="findings">{% for f in s.findings_gap %}
+<li class="bad"{% if loop.first %} data-verdict{% endif %}>{{ f }}</li>{% endfor %}</ul>
 {% else %}
-<p>No interval excludes zero: the data establish no gap in AUC, calibration or any rate
-by threshold at the stated level. "Not enough evidence" is not evidence of equality.</p>
+<p class="lead" data-verdict>No interval excludes zero: the data establish no gap in AUC,
+calibration or any rate by threshold at the stated level. "Not enough evidence" is not
+evidence of equality.</p>
 {% endif %}
 {% if s.findings_na %}
 <h4>Not estimable</h4>
 <ul class="findings">{% for f in s.findings_na %}<li class="na">{{ f }}</li>{% endfor %}</ul>
 {% endif %}
+
+<div class="callout control">
+<p><strong>Error control.</strong> {{ s.control }}</p>
+{% if s.calibration_note %}<p><strong>Calibration.</strong> {{ s.calibration_note }}</p>{% endif %}
+</div>
 
 <h3 id="{{ s.id }}-groups">Each group</h3>
 {{ m.table(s.groups) }}
@@ -123,6 +119,11 @@ by threshold at the stated level. "Not enough evidence" is not evidence of equal
 
 <h3 id="{{ s.id }}-table">All comparisons</h3>
 {{ m.table(s.comparisons) }}
+
+<h3 id="{{ s.id }}-what">What was audited</h3>
+<dl class="facts">
+{% for k, v in s.facts %}<dt>{{ k }}</dt><dd>{{ v }}</dd>
+{% endfor %}</dl>
 
 <h3 id="{{ s.id }}-methods">Methods: what the intervals guarantee</h3>
 <div class="callout">

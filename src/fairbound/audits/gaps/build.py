@@ -15,17 +15,28 @@ import datetime as _dt
 import math
 import warnings
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from fairbound._validate import check_columns, check_int, check_seed
+from fairbound._validate import check_columns, check_expression, check_int, check_seed
 
 # SMALL_GROUP: groups with fewer rows in a denominator get a note and a warning
 from fairbound._words import SMALL_GROUP
-from fairbound.audits.control import controlled
-from fairbound.audits.gaps.result import AuditResult, Comparison, _jsonable
+
+# Moved to fairbound.audits.gaps.comparison (so the results need not import the builder);
+# importable from here as before.
+from fairbound.audits.gaps.comparison import VECTOR_MIN as VECTOR_MIN
+from fairbound.audits.gaps.comparison import Comparison as Comparison
+from fairbound.audits.gaps.comparison import (
+    _build_from_stats,
+    _jsonable,
+    _StatRow,
+)
+from fairbound.audits.gaps.comparison import _compare as _compare
+from fairbound.audits.gaps.comparison import required_parity_n as required_parity_n
+from fairbound.audits.gaps.comparison import required_total_n as required_total_n
+from fairbound.audits.gaps.result import AuditResult
 from fairbound.audits.pairing import (
     MAX_COMPARISONS,
     REST,
@@ -38,14 +49,8 @@ from fairbound.audits.pairing import (
     resolve_reference,
 )
 from fairbound.audits.verdicts import (
-    DISADVANTAGED,
-    NO_EVIDENCE,
-    NO_GAP,
-    NOT_ESTIMABLE,
     check_error_control,
     check_tolerance,
-    verdict,
-    worst,
 )
 from fairbound.engines import Aggregates, AggregateSpec, aggregate
 from fairbound.engines.assemble import checking_groups
@@ -53,288 +58,13 @@ from fairbound.errors import FairboundError, SmallGroupWarning
 from fairbound.metrics import (
     COST,
     DEFAULT_METRICS,
-    Component,
     Metric,
     check_favourable,
     get_metrics,
     oriented,
 )
-from fairbound.stats import GroupStats, NotEstimable, difference_interval, get_method
-from fairbound.stats.auto import prefetch_intervals, resolve_method
+from fairbound.stats import GroupStats, get_method
 from fairbound.stats.base import IntervalMethod, check_confidence_level, check_positive
-from fairbound.stats.vectorised import StatsArrays, intervals_many, required_n_many
-
-
-def required_total_n(
-    a: GroupStats, b: GroupStats, *, method: str | IntervalMethod, confidence_level: float,
-    seed: int = 0,
-    options: dict | None = None,
-) -> float:
-    """Total annotated n (A + B, same shares) at which the interval would exclude 0.
-
-    Uses the method's own planner when it has one; otherwise the moments are scaled (same
-    means, variances and group shares) and the scale found by bisection, which is exact for
-    every closed-form method.  Order-dependent methods without a planner give NaN.
-    """
-    m = get_method(method)
-    options = options or {}
-    d = a.mean - b.mean
-    if not math.isfinite(d):
-        return math.nan
-    if d == 0:
-        return math.inf
-    if m.required_n is not None:
-        need = float(m.required_n(a, b, confidence_level, **options))
-        return float(math.ceil(need)) if math.isfinite(need) else need
-    if m.needs_order:
-        return math.nan
-
-    def excludes(s: float) -> bool:
-        try:
-            lo, hi = difference_interval(a.scaled(s), b.scaled(s), method=m,
-                                         confidence_level=confidence_level, rng=seed, **options)
-        except NotEstimable:
-            return False
-        return lo > 0 if d > 0 else hi < 0
-
-    lo_s, hi_s = 1e-6, 1.0
-    while not excludes(hi_s):
-        hi_s *= 10.0
-        if hi_s > 1e12:
-            return math.inf
-    for _ in range(80):
-        mid = math.sqrt(lo_s * hi_s)
-        if excludes(mid):
-            hi_s = mid
-        else:
-            lo_s = mid
-        if hi_s / lo_s < 1 + 1e-9:
-            break
-    return math.ceil(hi_s * (a.n + b.n))
-
-
-def _scaled(g: GroupStats, factor: float) -> GroupStats:
-    """``g`` at ``factor`` times its size with the same moments (whole counts for 0/1)."""
-    if g.binary:
-        n = max(int(round(g.n * factor)), 1)
-        return GroupStats.from_counts(n, min(int(round(g.count * factor)), n),
-                                      cost_max=g.cost_max)
-    return g.scaled(factor)
-
-
-def required_parity_n(
-    a: GroupStats, b: GroupStats, *, method: str | IntervalMethod, confidence_level: float,
-    tolerance: float,
-    seed: int = 0, options: dict | None = None,
-) -> float:
-    """Total annotated n (A + B, same shares) at which the interval would lie in the band.
-
-    The band is ``(-tolerance, tolerance)`` on the rate scale; the observed rates are taken
-    as the truth.  ``inf`` when the observed gap is not inside the band (no sample size can
-    show parity then); found by bisection on the scale of the sample.
-    """
-    m = get_method(method)
-    options = options or {}
-    C = a.cost_max
-    d = (a.mean - b.mean) / C
-    if not math.isfinite(d):
-        return math.nan
-    if abs(d) >= tolerance:
-        return math.inf
-    if m.needs_order and m.required_n is None:
-        return math.nan
-
-    def inside(f: float) -> bool:
-        try:
-            lo, hi = difference_interval(_scaled(a, f), _scaled(b, f), method=m,
-                                         confidence_level=confidence_level, rng=seed,
-                                         **options)
-        except NotEstimable:
-            return False
-        return -tolerance * C < lo and hi < tolerance * C
-
-    lo_s, hi_s = 1.0 / max(a.n + b.n, 1.0), 1.0
-    while not inside(hi_s):
-        hi_s *= 4.0
-        if hi_s * (a.n + b.n) > 1e13:
-            return math.inf
-    for _ in range(60):
-        if (hi_s - lo_s) * (a.n + b.n) < 1.0:
-            break
-        mid = math.sqrt(lo_s * hi_s)
-        if inside(mid):
-            hi_s = mid
-        else:
-            lo_s = mid
-    return float(math.ceil(hi_s * (a.n + b.n)))
-
-
-def _compare(metric, component, rate, rate_is_cost, cls, ga, gb, a, b, *, method,
-             family_level, interval_level, seed, options, tolerance=None,
-             pre=None) -> Comparison:
-    requested = get_method(method)
-    common = dict(metric=metric, component=component, rate=rate, cls=cls, group_a=ga,
-                  group_b=gb, a=a, b=b, confidence_level=family_level,
-                  interval_level=interval_level, method=requested.name,
-                  guarantee=requested.guarantee, rate_is_cost=rate_is_cost, seed=seed,
-                  options=tuple(sorted(options.items())), tolerance=tolerance)
-    notes = []
-    for name, s in ((ga, a), (gb, b)):
-        if s.n <= 0:
-            notes.append(f"group {_jsonable(name)!r} has no rows in this metric's denominator")
-    if notes:
-        return Comparison(estimate=math.nan, low=math.nan, high=math.nan, verdict=NOT_ESTIMABLE,
-                          required_n=math.nan, note="; ".join(notes), **common)
-    m = resolve_method(requested, a, b)  # 'auto' -> the method that runs
-    common.update(method=m.name, guarantee=m.guarantee)
-    small = [f"small group {_jsonable(n)!r} (n={s.n:g})" for n, s in ((ga, a), (gb, b))
-             if s.n < SMALL_GROUP]
-    if pre is not None:          # computed on arrays with the others (_vectorised)
-        lo, hi, need = pre
-    else:
-        try:
-            lo, hi = difference_interval(a, b, method=m, confidence_level=interval_level,
-                                         rng=seed, **options)
-        except NotEstimable as exc:
-            return Comparison(estimate=a.mean - b.mean, low=math.nan, high=math.nan,
-                              verdict=NOT_ESTIMABLE, required_n=math.nan, note=str(exc),
-                              **common)
-        need = required_total_n(a, b, method=m, confidence_level=interval_level,
-                                seed=seed, options=options)
-    v = verdict(lo, hi, tolerance, a.cost_max)
-    if v in (NO_EVIDENCE, NO_GAP) and math.isfinite(need) and need <= a.n + b.n:
-        # the planner approximates: never claim that fewer examples than are already
-        # there would settle it; say the gap is at the edge of what the method resolves
-        small.append("the planned n is not above the current n (the observed gap is at the "
-                     "edge of what these data resolve)")
-        need = math.nan
-    parity = math.nan
-    if tolerance is not None:
-        parity = required_parity_n(a, b, method=m, confidence_level=interval_level,
-                                   tolerance=tolerance, seed=seed, options=options)
-        if v == NO_GAP and math.isfinite(parity):
-            parity = float(min(parity, a.n + b.n))
-    return Comparison(estimate=a.mean - b.mean, low=lo, high=hi, verdict=v,
-                      required_n=need, note="; ".join(small), required_n_parity=parity,
-                      **common)
-
-
-#: Comparisons of one closed-form method and level from which intervals and plans are
-#: computed on arrays (:mod:`fairbound.stats.vectorised`) rather than one at a time.
-VECTOR_MIN = 64
-
-
-def _vectorised(items, method: str | IntervalMethod,
-                options: dict) -> dict[int, tuple[float, float, float]]:
-    """``(low, high, required_n)`` by item index, for closed-form methods, on arrays.
-
-    ``items`` are ``(row, interval_level)``.  Only methods with a vectorised form and no
-    options, and only batches of at least :data:`VECTOR_MIN` comparisons, are computed
-    here (each entry equals the one-at-a-time value; ``tests/stats/test_vectorised.py``);
-    a comparison the method cannot estimate is left to the one-at-a-time path, which
-    says why.
-    """
-    if options:
-        return {}
-    batches: dict[tuple[str, float], list[int]] = {}
-    found: dict[str, IntervalMethod] = {}
-    for k, (r, level) in enumerate(items):
-        if r.a.n <= 0 or r.b.n <= 0:
-            continue
-        m = resolve_method(method, r.a, r.b)
-        if (m.vectorised is None or m.required_n is not None
-                or (m.binary_only and not (r.a.binary and r.b.binary))):
-            continue
-        found[m.name] = m
-        batches.setdefault((m.name, level), []).append(k)
-    out: dict[int, tuple[float, float, float]] = {}
-    for (name, level), keys in batches.items():
-        if len(keys) < VECTOR_MIN:
-            continue
-        a = StatsArrays.from_stats([items[k][0].a for k in keys])
-        b = StatsArrays.from_stats([items[k][0].b for k in keys])
-        lo, hi = intervals_many(found[name], a, b, level)
-        need = required_n_many(found[name], a, b, level)
-        for k, lo_k, hi_k, n_k in zip(keys, lo.tolist(), hi.tolist(), need.tolist(),
-                                      strict=True):
-            if math.isfinite(lo_k) and math.isfinite(hi_k):
-                out[k] = (lo_k, hi_k, n_k)
-    return out
-
-
-@dataclass(frozen=True)
-class _StatRow:
-    metric: Metric
-    component: Component | None
-    cls: Any
-    group_a: Any
-    group_b: Any
-    a: GroupStats
-    b: GroupStats
-
-
-def _row_parts(r) -> tuple[str, str, str, bool]:
-    """(metric, component name, rate, rate_is_cost) of a stats row or a comparison."""
-    metric = r.metric if isinstance(r.metric, str) else r.metric.name
-    if isinstance(r, Comparison):
-        return metric, r.component, r.rate, r.rate_is_cost
-    if r.component is None:
-        return metric, "cost", "mean cost", True
-    return metric, r.component.name, r.component.rate, r.component.rate_is_cost
-
-
-def _build_from_stats(rows, *, method, confidence_level, seed, options,
-                      error_control="family", tolerance=None) -> tuple[tuple, int]:
-    """Comparisons from (metric, component, class, groups, stats) rows, in order.
-
-    Returns the comparisons and the number of estimable ones the error control covers.
-    ``family``: every interval at ``1 - alpha / m`` (Bonferroni over the ``m`` estimable
-    comparisons: the verdicts hold jointly with probability ``>= confidence_level``, and each
-    verdict agrees with the interval shown).  ``fdr``: Benjamini-Hochberg's number of
-    discoveries ``R`` is found from the intervals themselves, and every interval is shown at
-    ``1 - R alpha / m`` (the false-coverage-rate intervals of Benjamini & Yekutieli 2005).
-    ``none``: each comparison at ``confidence_level``; only the components of one metric
-    (e.g. equalized odds' TPR and FPR) are adjusted together.
-    """
-    families: dict[tuple, list] = {}
-    for r in rows:
-        key = (_row_parts(r)[0], r.cls, _jsonable(r.group_a), _jsonable(r.group_b))
-        families.setdefault(key, []).append(r)
-    m = sum(1 for r in rows if r.a.n > 0 and r.b.n > 0)
-
-    def build(level_of) -> list[list[Comparison]]:
-        # methods that can batch (the exact interval at large counts) compute every
-        # interval of this audit in one vectorised pass; the loop below then reads them
-        items = [(r, level_of(len(fam))) for fam in families.values() for r in fam]
-        prefetch_intervals([(r.a, r.b, level) for r, level in items], method)
-        # closed-form methods over many comparisons (vs-rest over thousands of groups):
-        # intervals and plans on arrays
-        pre = _vectorised(items, method, options) if len(items) >= VECTOR_MIN else {}
-        out = []
-        k = 0
-        for fam in families.values():
-            parts = []
-            for r in fam:
-                metric, name, rate, ric = _row_parts(r)
-                parts.append(_compare(
-                    metric, name, rate, ric, r.cls, r.group_a, r.group_b, r.a, r.b,
-                    method=method, family_level=confidence_level,
-                    interval_level=items[k][1], seed=seed, options=options,
-                    tolerance=tolerance, pre=pre.get(k)))
-                k += 1
-            out.append(parts)
-        return out
-
-    built = controlled(
-        build, error_control=error_control, confidence_level=confidence_level, m=m,
-        discoveries=lambda b: sum(1 for parts in b for c in parts
-                                  if c.verdict in DISADVANTAGED))
-    out: list[Comparison] = []
-    for parts in built:
-        out.extend(parts)
-        if len(parts) > 1:
-            out.append(worst(parts))
-    return tuple(out), m
 
 
 def _label_setup(agg: Aggregates, spec: AggregateSpec, pos_label):
@@ -350,9 +80,8 @@ def _validate_audit(data, group, label, prediction, metrics, cost, cost_max, com
     if data is None:
         raise FairboundError("data: got None", param="data")
     for role, col in (("label", label), ("prediction", prediction), ("cost", cost)):
-        if col is not None and not (isinstance(col, str) and col.strip()):
-            raise FairboundError(f"{role} must be a column name or a SQL expression (text); "
-                                 f"got {type(col).__name__} {col!r:.60}", param=role)
+        if col is not None:
+            check_expression(col, role)
     groups = check_columns(group)
     if metrics is None:
         metrics = list(DEFAULT_METRICS) if (label or prediction) else []
@@ -379,9 +108,9 @@ def _validate_audit(data, group, label, prediction, metrics, cost, cost_max, com
 
 
 def audit(
-    data,
+    data=None,
     *,
-    group: str | Sequence[str],
+    group: str | Sequence[str] | Any,
     label: str | None = None,
     prediction: str | None = None,
     metrics: str | Iterable[str] | None = None,
@@ -406,16 +135,21 @@ def audit(
 
     Parameters
     ----------
-    data : DataFrame, Table, path or Spark DataFrame
+    data : DataFrame, Table, path or Spark DataFrame, optional
         Predictions: pandas, polars (lazy too) or pyarrow data, a dict of arrays, a CSV /
         Parquet / JSON-lines file or glob (read by DuckDB, streaming), or a Spark DataFrame.
-    group : str or list of str
+        Leave it out to pass arrays as ``group``, ``label``, ``prediction`` (and ``cost``)
+        directly, as scikit-learn and fairlearn take them (``sensitive_features``,
+        ``y_true``, ``y_pred``).
+    group : str or list of str, or array-like or list of array-likes without data
         Protected-attribute column(s).  Several columns give intersectional groups.  A
-        missing value means "not annotated": such rows are counted and excluded.
+        missing value means "not annotated": such rows are counted and excluded.  Without
+        ``data``: one array of group values (a pandas Series keeps its name) or a list of
+        them (intersectional groups).
     label, prediction : str, optional
-        True and predicted label columns.  0/1 (or bool) labels are binary with positive
-        class 1; two other values need ``pos_label``; more values are multi-class and every
-        metric is reported per class (one-vs-rest).
+        True and predicted label columns (arrays without ``data``).  0/1 (or bool) labels
+        are binary with positive class 1; two other values need ``pos_label``; more values
+        are multi-class and every metric is reported per class (one-vs-rest).
     metrics : str or list of str, optional
         Names from ``fairbound.metrics.METRICS`` (default: demographic parity, equal
         opportunity, false-positive rate, predictive parity, accuracy parity).
@@ -502,7 +236,17 @@ def audit(
     >>> c = res.comparisons[0]
     >>> c.rate_a, c.rate_b, c.verdict
     (1.0, 0.5, 'not enough evidence')
+
+    Arrays without a data argument (as fairlearn's ``sensitive_features``, ``y_true``,
+    ``y_pred``) give the same audit:
+
+    >>> same = audit(group=df["g"], label=df["y"].to_numpy(), prediction=list(df["p"]),
+    ...              metrics="equal_opportunity")
+    >>> (same.comparisons[0].low, same.comparisons[0].high) == (c.low, c.high)
+    True
     """
+    if data is None:
+        data, group, label, prediction, cost = _arrays_frame(group, label, prediction, cost)
     if reference is not None and comparison == "pairwise":
         comparison = "vs-reference"
     if where is not None and not isinstance(where, str):
@@ -538,6 +282,66 @@ def audit(
                             options=method_options, error_control=error_control,
                             favourable=favourable, tolerance=tolerance,
                             max_comparisons=limit)
+
+
+def _is_array(x) -> bool:
+    """A one-dimensional array-like of values (not text, not a mapping)."""
+    return (not isinstance(x, str | bytes | dict) and hasattr(x, "__len__")
+            and np.ndim(np.asarray(x, dtype=object)) == 1)
+
+
+def _arrays_frame(group, label, prediction, cost):
+    """``audit(group=array, label=array, prediction=array)``: the arrays as one frame.
+
+    Returns ``(frame, group columns, label, prediction, cost)`` with the columns named after
+    the parameters (a pandas Series keeps its own name; several group arrays are
+    ``group_1``, ``group_2``, ...).
+    """
+    import pandas as pd
+
+    if isinstance(group, str):
+        raise FairboundError(f"data: got None, and group={group!r} names a column; give "
+                             "the data, or pass the group values as an array", param="data")
+    several = (isinstance(group, list | tuple) and len(group) > 0
+               and all(_is_array(g) for g in group))
+    arrays = list(group) if several else [group]
+    if not all(_is_array(g) for g in arrays):
+        raise FairboundError(f"group: without data give an array of group values or a list "
+                             f"of arrays; got {type(group).__name__}", param="group")
+    columns: dict[str, Any] = {}
+    names = []
+    for i, g in enumerate(arrays, 1):
+        name = getattr(g, "name", None)
+        name = name if isinstance(name, str) and name not in columns and name not in (
+            "label", "prediction", "cost") else ("group" if len(arrays) == 1 else f"group_{i}")
+        columns[name] = np.asarray(g, dtype=object) if not hasattr(g, "dtype") else (
+            np.asarray(g))
+        names.append(name)
+    out = {}
+    for param, value in (("label", label), ("prediction", prediction), ("cost", cost)):
+        if value is None:
+            out[param] = None
+            continue
+        if isinstance(value, str) or not _is_array(value):
+            raise FairboundError(f"{param}: without data give an array of values; got "
+                                 f"{value!r}"[:200], param=param)
+        columns[param] = np.asarray(value)
+        out[param] = param
+    lengths = {k: len(v) for k, v in columns.items()}
+    if len(set(lengths.values())) > 1:
+        # the length most arrays share is the data's; the odd one out is named
+        common = max(sorted(set(lengths.values())),
+                     key=lambda v: sum(x == v for x in lengths.values()))
+        first = next(k for k, v in lengths.items() if v == common)
+        n = lengths[first]
+        bad = next(k for k, v in lengths.items() if v != n)
+        param = "group" if bad in names else bad
+        hint = ("; if these name columns, give the data" if param == "group" and all(
+            isinstance(v, str) for v in columns[bad]) else "")
+        raise FairboundError(f"{param}: {lengths[bad]:,} values where {first!r} has {n:,}; "
+                             f"the arrays must have one value per row{hint}", param=param)
+    frame = pd.DataFrame({k: pd.Series(v) for k, v in columns.items()})
+    return frame, names if several else names[0], out["label"], out["prediction"], out["cost"]
 
 
 def _audited_groups(agg: Aggregates, spec: AggregateSpec, gname: str) -> list:

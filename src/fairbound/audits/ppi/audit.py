@@ -60,18 +60,20 @@ from typing import Any
 import numpy as np
 
 from fairbound._validate import check_bool
-from fairbound.audits.control import bonferroni_level, controlled
+from fairbound.audits.contract import ResultMethods
+from fairbound.audits.contract import json_value as _jsonable
+from fairbound.audits.control import bonferroni_level, controlled_rows, recompute_settings
 from fairbound.audits.pairing import REST, check_comparison, pairs, resolve_reference
 from fairbound.audits.verdicts import (
     DISADVANTAGED,
     NOT_ESTIMABLE,
     check_error_control,
     disadvantaged,
-    select,
     verdict,
+    verdict_counts,
 )
 from fairbound.errors import FairboundError
-from fairbound.metrics import check_favourable, get_metric, get_metrics, oriented
+from fairbound.metrics import check_favourable, get_metrics, oriented
 from fairbound.stats.base import ConfidenceInterval, check_confidence_level
 
 SCHEMA = "fairbound.ppi_audit/1"
@@ -100,6 +102,11 @@ DEFAULT_PPI_METRICS = ("demographic_parity", "equal_opportunity", "false_positiv
 #: Fewer gold labels than this in a denominator get a note (CLT intervals may under-cover).
 SMALL_LABELED = 30
 
+#: Fewer gold labels than this in a denominator leave the asymptotic labeled-only interval
+#: not estimable: one row has no spread, so its variance reads as 0 and the interval would
+#: be a band around the other group's rate alone.
+MIN_LABELED_CLT = 2
+
 # component name -> (kind, key of fairbound.stats.ppi)
 _KINDS = {
     "selection_rate": ("selection", None),
@@ -119,16 +126,6 @@ _RATE_TABLES = {
 
 class SamplingWarning(UserWarning):
     """Labeled and unlabeled rows of a group differ: gold labels may not be a random sample."""
-
-
-def _jsonable(v):
-    if isinstance(v, tuple):
-        return " & ".join(map(str, v))
-    if isinstance(v, np.generic):
-        v = v.item()
-    if isinstance(v, float) and not math.isfinite(v):
-        return None if math.isnan(v) else ("inf" if v > 0 else "-inf")
-    return v
 
 
 # --------------------------------------------------------------------------- results
@@ -327,7 +324,7 @@ class GroupCheck:
 
 
 @dataclass(frozen=True)
-class PPIAuditResult:
+class PPIAuditResult(ResultMethods):
     """Everything a prediction-powered audit found.
 
     Attributes
@@ -403,36 +400,16 @@ class PPIAuditResult:
     created: str = ""
     planned: bool = field(default=True, repr=False)
 
-    def __len__(self) -> int:
-        return len(self.comparisons)
-
-    def __iter__(self):
-        return iter(self.comparisons)
-
     def __repr__(self) -> str:
         gold = sum(g.labeled for g in self.groups)
         rows = sum(g.rows for g in self.groups)
-        counts: dict[str, int] = {}
-        for c in self.comparisons:
-            counts[c.verdict] = counts.get(c.verdict, 0) + 1
-        verdicts = ", ".join(f"{n} {v}" for v, n in counts.items())
+        verdicts = verdict_counts(self.comparisons)
         kind = "guaranteed" if self.guaranteed else "asymptotic"
         if self.batches is not None:
             kind += f", weighted ({len(self.batches)} batches, {self.looks} looks)"
         return (f"<PPIAuditResult: {len(self.comparisons)} comparisons of "
                 f"{len(self.groups)} groups, {gold:,} gold labels of {rows:,} rows, "
                 f"{kind}, {self.confidence_level:g} {self.error_control}; {verdicts}>")
-
-    def select(self, *, metric: str | None = None, verdict: str | None = None) -> tuple:
-        """Comparisons filtered by metric name and/or verdict."""
-        name = None if metric is None else get_metric(metric).name
-        return select(self.comparisons, metric=name, verdict=verdict)
-
-    def to_frame(self):
-        """One row per comparison (pandas DataFrame)."""
-        import pandas as pd
-
-        return pd.DataFrame([c.to_dict(numbers=True) for c in self.comparisons])
 
     def to_dict(self) -> dict:
         """JSON-ready dictionary: schema ``"fairbound.ppi_audit/1"``, ``kind`` ``"ppi"``."""
@@ -454,23 +431,6 @@ class PPIAuditResult:
             "comparisons": [c.to_dict() for c in self.comparisons],
         }
 
-    def to_json(self, path=None, *, indent: int = 2) -> str:
-        """The result as JSON text; also written to ``path`` when given."""
-        from fairbound._io import json_text
-
-        return json_text(self.to_dict(), path, indent=indent)
-
-    def confidence_interval(self, confidence_level: float | None = None
-                            ) -> ConfidenceInterval:
-        """Every comparison's deciding interval, as arrays in the order of ``comparisons``.
-
-        ``None`` (default): the intervals shown.  A level: the whole audit recomputed at
-        that level under its error control (see :meth:`recompute`).
-        """
-        from fairbound.audits.contract import result_intervals
-
-        return result_intervals(self, confidence_level)
-
     def recompute(self, *, confidence_level: float | None = None,
                   error_control: str | None = None) -> PPIAuditResult:
         """The whole audit at another level or error control, from the stored counts.
@@ -488,10 +448,7 @@ class PPIAuditResult:
         -------
         PPIAuditResult
         """
-        rho = check_confidence_level(self.confidence_level if confidence_level is None
-                                     else confidence_level)
-        control = self.error_control if error_control is None else \
-            check_error_control(error_control)
+        rho, control = recompute_settings(self, confidence_level, error_control)
         rows = [c.inputs for c in self.comparisons]
         if any(r is None for r in rows):
             raise FairboundError("recompute: this result keeps no counts (built by hand); "
@@ -829,7 +786,16 @@ def _compare(r: _Row, level: float, confidence_level: float, guaranteed: bool,
                   rate_is_cost=r.rate_is_cost)
     notes = []
     kind = _KINDS[r.component][0]
+    lone = [] if guaranteed or kind == "selection" else [
+        (_jsonable(g), n) for g, c in ((r.group_a, r.a), (r.group_b, r.b))
+        if (n := _labeled_denominator(c, r.component)) < MIN_LABELED_CLT]
+    lone_reason = "; ".join(
+        f"{g!r} has {n} gold-labeled row{'s' * (n != 1)} in the {r.rate} denominator"
+        for g, n in lone) + (f"; an asymptotic interval needs at least {MIN_LABELED_CLT} "
+                             "(guaranteed=True gives the exact one)")
     try:
+        if lone:   # the proxy's correction is estimated from these rows alone
+            raise NotEstimable(f"not estimable: {lone_reason}")
         est, lo, hi, ra, rb, lam, method, guarantee, note = _ppi_gap(
             r.a, r.b, r.component, level, guaranteed)
     except NotEstimable as exc:
@@ -877,26 +843,12 @@ def _build(rows: Sequence[_Row], *, confidence_level, error_control, guaranteed,
 
     ``looks`` splits the error over planned looks (Bonferroni across annotation batches).
     """
-    families: dict[tuple, int] = {}
-    for r in rows:
-        key = (r.metric, _jsonable(r.group_a), _jsonable(r.group_b))
-        families[key] = families.get(key, 0) + 1
-    first = [_compare(r, confidence_level, confidence_level, guaranteed, False)
-             for r in rows]
-    m = max(sum(1 for c in first if c.estimable), 1)
-
-    def at(level_of, final=False):
-        return [_compare(r, level_of(families[(r.metric, _jsonable(r.group_a),
-                                                _jsonable(r.group_b))]),
-                         confidence_level, guaranteed, final and plan)
-                for r in rows]
-
     # the levels as the main audit sets them (fairbound.audits.control); the last build
     # also plans the gold labels each comparison needs
-    return controlled(at, error_control=error_control, confidence_level=confidence_level,
-                      m=m, looks=looks,
-                      discoveries=lambda b: sum(1 for c in b if c.verdict in DISADVANTAGED),
-                      finish=lambda level_of: at(level_of, True)), m
+    return controlled_rows(
+        rows, lambda r, level, final: _compare(r, level, confidence_level, guaranteed,
+                                               final and plan),
+        confidence_level=confidence_level, error_control=error_control, looks=looks)
 
 
 def _resolve_metrics(metrics) -> tuple:

@@ -53,7 +53,7 @@ Examples
 >>> s
 <AnnotationSample: batch 1, 2 groups, budget 100, 117 rows drawn (seed 0)>
 >>> list(s.selected.columns)
-['g', 'judge', 'fairbound_batch', 'fairbound_probability']
+['g', 'judge', 'fairbound_row', 'fairbound_batch', 'fairbound_probability']
 >>> [round(g.budget, 1) for g in s.groups]
 [50.5, 49.5]
 """
@@ -79,6 +79,8 @@ ALLOCATIONS = ("neyman", "proportional", "equal")
 
 PROBABILITY_COLUMN = "fairbound_probability"
 BATCH_COLUMN = "fairbound_batch"
+#: The row key written with every row, so that annotators' labels join back exactly.
+ROW_COLUMN = "fairbound_row"
 
 
 def _water_fill(weights: np.ndarray, total: float, cap: np.ndarray) -> np.ndarray:
@@ -243,6 +245,100 @@ class AnnotationSample:
                 "groups": [g.to_dict() for g in self.groups], "notes": list(self.notes)}
 
 
+# --------------------------------------------------------------------------- row key
+def _add_row_key(df) -> None:
+    """Give every row a key in :data:`ROW_COLUMN` (kept when present and valid)."""
+    import pandas as pd
+
+    if ROW_COLUMN not in df.columns:
+        df[ROW_COLUMN] = np.arange(len(df), dtype=np.int64)
+        return
+    key = pd.to_numeric(df[ROW_COLUMN], errors="coerce")
+    if key.isna().any() or key.duplicated().any() or (key != key.round()).any():
+        raise FairboundError(f"data: column {ROW_COLUMN!r} (the row key of an earlier draw) "
+                             "must hold distinct whole numbers; drop it to start a new design",
+                             param="data")
+    df[ROW_COLUMN] = key.astype(np.int64)
+
+
+def merge_annotations(design, annotations, *, label: str, key: str = ROW_COLUMN):
+    """Fill the gold labels of ``design`` from the annotators' file, joined on the row key.
+
+    Parameters
+    ----------
+    design : DataFrame, Arrow table, dict or path
+        The table :func:`sample_for_annotation` wrote (``.data``): every row, with
+        ``fairbound_row``.
+    annotations : DataFrame, Arrow table, dict or path
+        The rows handed to annotators (``.selected`` / ``--annotate``) with ``label`` filled
+        in; only ``key`` and ``label`` are read.
+    label : str
+        Gold label column; created in ``design`` when absent.
+    key : str
+        Row key column (default ``fairbound_row``).
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``design`` with ``label`` set on the annotated rows; nothing else changes.
+
+    Raises
+    ------
+    FairboundError
+        A missing key or label column, duplicate or unknown keys, a row that already holds
+        another label, or an annotated row left without a label.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> pool = pd.DataFrame({"g": ["a", "b"] * 50, "p": [0.3, 0.6] * 50})
+    >>> s = sample_for_annotation(pool, group="g", budget=10, proxy_score="p", seed=1)
+    >>> done = s.selected[["fairbound_row"]].assign(gold=1)
+    >>> merged = merge_annotations(s.data, done, label="gold")
+    >>> int(merged["gold"].notna().sum()) == len(s.selected)
+    True
+    """
+    import pandas as pd
+
+    df, ann = _frame(design), _frame(annotations)
+    for frame, what in ((df, "design"), (ann, "annotations")):
+        if key not in frame.columns:
+            raise FairboundError(f"{what}: no row key column {key!r} (write the design with "
+                                 "fairbound sample, which adds it)", param=what)
+    if not isinstance(label, str) or label not in ann.columns:
+        raise FairboundError(f"label: column {label!r} is not in the annotations (columns: "
+                             f"{', '.join(map(str, ann.columns[:8]))})", param="label")
+    if ann[label].isna().any():
+        raise FairboundError(f"label: {int(ann[label].isna().sum()):,} annotated row(s) have "
+                             f"no value in {label!r}; every drawn row needs one",
+                             param="label")
+    keys = pd.to_numeric(ann[key], errors="coerce")
+    if keys.isna().any() or keys.duplicated().any():
+        raise FairboundError(f"annotations: column {key!r} must hold distinct row keys; "
+                             f"found {'missing' if keys.isna().any() else 'repeated'} ones",
+                             param="annotations")
+    where = pd.Index(pd.to_numeric(df[key], errors="coerce")).get_indexer(keys)
+    if (where < 0).any():
+        bad = keys[where < 0].iloc[0]
+        raise FairboundError(f"annotations: row key {int(bad)} in {key!r} is not in the "
+                             f"design ({int((where < 0).sum()):,} unknown)",
+                             param="annotations")
+    if label not in df.columns:
+        numeric = ann[label].dtype.kind in "biuf"
+        df[label] = np.full(len(df), np.nan) if numeric else pd.Series(
+            [None] * len(df), dtype=object, index=df.index)
+    old = df[label].iloc[where].reset_index(drop=True)
+    new = ann[label].reset_index(drop=True)
+    clash = old.notna() & (old.astype(str) != new.astype(str))
+    if clash.any():
+        i = int(np.flatnonzero(clash.to_numpy())[0])
+        raise FairboundError(f"label: row key {int(keys.iloc[i])} already holds {old[i]!r} in "
+                             f"{label!r}, the annotations say {new[i]!r}", param="label")
+    col = df.columns.get_loc(label)
+    df.iloc[where, col] = new.to_numpy()
+    return df
+
+
 # --------------------------------------------------------------------------- reading
 def _frame(data):
     """``data`` as a pandas DataFrame (files read with DuckDB)."""
@@ -390,6 +486,7 @@ def sample_for_annotation(
                         (batch_column, "batch_column")):
         if not isinstance(name, str) or not name:
             raise FairboundError(f"{param} must be a column name; got {name!r}", param=param)
+    _add_row_key(df)
     if batch_column not in df.columns:
         df[batch_column] = pd.array([pd.NA] * len(df), dtype="Int64")
     if probability_column not in df.columns:
@@ -439,6 +536,9 @@ def sample_for_annotation(
         if proxy_score is None or not np.any(usum > 0):
             usum = cand
         share = np.divide(usum, rows, out=np.zeros(n_groups), where=rows > 0)
+    if budget >= cand.sum():
+        notes.append(f"budget {budget:g} is at least the {int(cand.sum()):,} row(s) still to "
+                     "label: every one of them is drawn (probability 1)")
     budgets = _water_fill(share, min(budget, float(cand.sum())), cand)
     pi = np.full(len(df), np.nan)
     summary = []

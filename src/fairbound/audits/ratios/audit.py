@@ -34,11 +34,13 @@ from typing import Any
 import numpy as np
 
 from fairbound._validate import check_choice, check_columns
+from fairbound.audits.contract import JsonMethod
 from fairbound.audits.control import (  # noqa: F401
     ERROR_CONTROLS,
     SHORT_NAMES,
     check_error_control,
     controlled,
+    recompute_settings,
 )
 from fairbound.audits.gaps.result import _jsonable
 from fairbound.audits.pairing import check_groups, resolve_reference, same_group
@@ -216,15 +218,12 @@ class ImpactRatio:
         -------
         ConfidenceInterval
         """
-        from fairbound.stats.base import ConfidenceInterval, check_confidence_level
+        from fairbound.audits.contract import shown_interval
 
-        if confidence_level is not None:
-            check_confidence_level(confidence_level)
-            raise FairboundError(
-                "confidence_level: an impact ratio's interval depends on the other groups "
-                "and the method, which the row does not hold; use ImpactRatioResult."
-                "recompute(confidence_level=...)", param="confidence_level")
-        return ConfidenceInterval(self.low, self.high)
+        return shown_interval(
+            self, confidence_level, "an impact ratio's interval depends on the other groups "
+            "and the method, which the row does not hold; use ImpactRatioResult."
+            "recompute(confidence_level=...)")
 
     def to_dict(self) -> dict:
         """JSON-ready dictionary (``None`` for NaN and infinite values)."""
@@ -239,7 +238,7 @@ class ImpactRatio:
 
 
 @dataclass(frozen=True)
-class ImpactRatioResult:
+class ImpactRatioResult(JsonMethod):
     """Impact ratios of one category (a group column or an intersection), with verdicts.
 
     Attributes
@@ -401,12 +400,7 @@ class ImpactRatioResult:
         -------
         ImpactRatioResult
         """
-        from fairbound.stats.base import check_confidence_level
-
-        rho = check_confidence_level(self.confidence_level if confidence_level is None
-                                     else confidence_level)
-        control = self.error_control if error_control is None else \
-            check_error_control(error_control)
+        rho, control = recompute_settings(self, confidence_level, error_control)
         thr = self.threshold if threshold is None else _check_threshold(threshold)
         meth = self.method if method is None else _choice(method, METHODS, "method")
         kept = [s for s in self.groups if s not in self.small_groups]
@@ -470,12 +464,6 @@ class ImpactRatioResult:
             "ratios": [r.to_dict() for r in self.ratios],
         }
 
-    def to_json(self, path=None, *, indent: int = 2) -> str:
-        """The result as JSON text; also written to ``path`` when given."""
-        from fairbound._io import json_text
-
-        return json_text(self.to_dict(), path, indent=indent)
-
     def plot(self, **options):
         """Forest plot of the impact ratios with the threshold line (needs matplotlib)."""
         from fairbound.viz.ratios import plot_impact_ratios
@@ -490,7 +478,7 @@ class ImpactRatioResult:
 
 
 @dataclass(frozen=True)
-class LL144Audit:
+class LL144Audit(JsonMethod):
     """A bias audit in the Local Law 144 layout: one :class:`ImpactRatioResult` per category.
 
     Attributes
@@ -525,12 +513,6 @@ class LL144Audit:
                 "date_column": self.date_column,
                 "date_range": list(self.date_range) if self.date_range else None,
                 "categories": [c.to_dict() for c in self.categories]}
-
-    def to_json(self, path=None, *, indent: int = 2) -> str:
-        """The audit as JSON text; also written to ``path`` when given."""
-        from fairbound._io import json_text
-
-        return json_text(self.to_dict(), path, indent=indent)
 
     @property
     def comparisons(self) -> tuple[ImpactRatio, ...]:
@@ -821,6 +803,14 @@ def _ratio_rows(stats: list[GroupRate], ok: list[GroupRate], level: float, *, ve
         v = _verdict(lo, hi, threshold)
         other = ok[second] if i == h else ok[h]
         need, note = _plan(s, other, level, threshold, method, v)
+        if i == h:   # the rule's reference: its ratio is 1 by definition
+            v, need = REFERENCE, math.nan
+            note = ("the highest observed rate, the one every other group is compared "
+                    "with (ratio 1 by the rule's definition)")
+            if lo < threshold:   # the truly highest group may be another one
+                note += (f"; its ratio to the highest true rate is in [{lo:.3f}, {hi:.3f}], "
+                         f"so it may itself fall under {threshold:g} if another group's "
+                         "true rate is higher")
         if ok[h].count == 0:
             note = "no group has the favourable outcome: the ratios are undefined"
         rows.append(ImpactRatio(s.group, ok[h].group, s.n, s.count, ok[h].n, ok[h].count,
