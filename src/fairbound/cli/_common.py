@@ -166,6 +166,19 @@ def print_machine(result, fmt: str, csv: str | None = None) -> bool:
     return False
 
 
+def interval_text(lo, hi, missing: str = "-") -> str:
+    """An interval as a table cell, ``[lo, hi]``; ``missing`` when either end is NaN.
+
+    >>> interval_text(0.1234, 0.5), interval_text(float("nan"), 1.0, "not estimable")
+    ('[0.123, 0.500]', 'not estimable')
+    """
+    from fairbound._render import fmt_num
+
+    if lo != lo or hi != hi:   # NaN: the row's note says why
+        return missing
+    return f"[{fmt_num(lo)}, {fmt_num(hi)}]"
+
+
 def excluded_text(excluded: dict) -> str:
     """``{"missing group": 3}`` as ``"3 missing group"`` (``"none"`` when empty)."""
     return ", ".join(f"{v:,} {k}" for k, v in excluded.items()) or "none"

@@ -22,6 +22,7 @@ from fairbound.cli._common import (
     FormatOpt,
     JsonOut,
     check_outputs,
+    interval_text,
     print_machine,
 )
 
@@ -54,9 +55,7 @@ def _references(values: list[str] | None, groups: list[str]):
 
 
 def _ci(r) -> str:
-    if r.low != r.low or r.high != r.high:  # NaN
-        return "-"
-    return f"[{fmt_num(r.low)}, {fmt_num(r.high)}]"
+    return interval_text(r.low, r.high)
 
 
 def print_impact(result, *, fmt: str = "table") -> None:

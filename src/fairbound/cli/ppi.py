@@ -16,11 +16,10 @@ def _name(g) -> str:
 
 
 def _interval(lo, hi) -> str:
-    if lo != lo or hi != hi:   # NaN: the note says why
-        from fairbound.audits.verdicts import NOT_ESTIMABLE
+    from fairbound.audits.verdicts import NOT_ESTIMABLE
+    from fairbound.cli._common import interval_text
 
-        return NOT_ESTIMABLE
-    return f"[{fmt_num(lo)}, {fmt_num(hi)}]"
+    return interval_text(lo, hi, NOT_ESTIMABLE)
 
 
 def print_ppi(result, *, fmt: str = "table") -> None:

@@ -8,7 +8,7 @@ import typer
 
 from fairbound._render import check_format, console, fmt_int, fmt_num, plain
 from fairbound.cli import _common as common
-from fairbound.cli._common import VERDICT_STYLE, excluded_text, print_machine
+from fairbound.cli._common import VERDICT_STYLE, excluded_text, interval_text, print_machine
 from fairbound.errors import FairboundError
 
 
@@ -35,12 +35,6 @@ def parse_group_probs(values: list[str]) -> dict[str, str]:
                                  param="group_probabilities")
         out[name.strip()] = col.strip()
     return out
-
-
-def _interval(lo, hi) -> str:
-    if lo != lo or hi != hi:
-        return "-"
-    return f"[{fmt_num(lo)}, {fmt_num(hi)}]"
 
 
 def print_proxies(result, *, fmt: str = "table") -> None:
@@ -79,15 +73,15 @@ def print_proxies(result, *, fmt: str = "table") -> None:
                       ("annotated needed", "right")):
         table.add_column(col, justify=just)
     for c in result.comparisons:
-        other = (_interval(c.labeled_low, c.labeled_high) if c.mode == "ppi"
-                 else _interval(c.identified_low, c.identified_high))
+        other = (interval_text(c.labeled_low, c.labeled_high) if c.mode == "ppi"
+                 else interval_text(c.identified_low, c.identified_high))
         needed = "-"
         if c.annotated_needed == c.annotated_needed:
             needed = (f"{fmt_int(c.annotated_needed)} / "
                       f"{fmt_int(c.annotated_needed_labeled_only)}")
         verdict = c.verdict if c.disadvantaged is None else f"{c.disadvantaged} disadvantaged"
         table.add_row(f"{c.metric} ({c.rate})", f"{c.group_a} vs {c.group_b}",
-                      fmt_num(c.estimate), _interval(c.low, c.high), other,
+                      fmt_num(c.estimate), interval_text(c.low, c.high), other,
                       fmt_num(c.weighted_estimate),
                       f"[{VERDICT_STYLE.get(c.verdict, 'yellow')}]{plain(verdict)}[/]", needed)
     con.print(table)
