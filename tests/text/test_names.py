@@ -13,7 +13,10 @@ name list, every one checked, names the list lacks added by hand) labels each sp
   counted neither way.
 
 Bios with an even index form the development half (rules were written against it), odd
-ones the test half.
+ones the test half.  Four words of the name list that the first reading missed on the
+development half were added as ``protected`` when the detector marked them (bio 6 "Sydney"
+of "University of Technology, Sydney", 80 "Isla" of the club "Isla de Encanta", 126 the
+brand "Diesel", 258 the state "Georgia's"); the test half is as first annotated.
 """
 
 from __future__ import annotations
@@ -26,15 +29,16 @@ import pytest
 
 from fairbound.errors import FairboundError
 from fairbound.text import GenderNeutralizer, NameListDetector, SpacyNameDetector
-from fairbound.text.names import _WORD, MONTHS, common_surnames, get_detector
+from fairbound.text.names import _WORD, MONTHS, common_surnames, get_detector, place_names
 
 ANNOTATION = Path(__file__).parent / "data" / "bios_sample_first_names.csv"
 BIOS = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "bios_sample" \
     / "bios_sample.csv"
 DETECT = NameListDetector()
 
-#: Measured on the test half with the bundled list detector (see docs/stability.md).
-FLOOR_PRECISION, FLOOR_RECALL = 0.85, 0.85
+#: Measured once on the test half with the bundled list detector (88.1% and 87.3%, see
+#: docs/stability.md): a floor against regressions, not a target.
+FLOOR_PRECISION, FLOOR_RECALL = 0.87, 0.87
 #: The targets of issue 28, not reached yet.
 TARGET_PRECISION, TARGET_RECALL = 0.99, 0.95
 
@@ -62,6 +66,26 @@ TARGET_PRECISION, TARGET_RECALL = 0.99, 0.95
         ("Don't wait for Don.", ["Don"]),
         ("She lives in Boone, NC with Grégory.", ["Grégory"]),
         ("Email Faris-Dana@aramark.com or visit www.mary.com", []),
+        # places from the GeoNames gazetteer, a comma and a country, a move
+        ("He moved to Santa Clara, California, and then to Leighton Buzzard.", []),
+        ("Jessica lives in Aylesbury, England; Aylesbury, England is near.", ["Jessica"]),
+        # a determiner makes a common noun or a title; a surname after it keeps the name
+        ("He tried to start a Summer of Love and won her Oscar.", []),
+        ("She puts on a Stevie Wonder album.", ["Stevie"]),
+        # a list with a brand, a club or an unknown word is a list of titles or brands
+        ("Clubs such as City Hall, Becool, Isla de Encanta, Macarena, Artenou Festival.", []),
+        ("She co-hosts Homeo and Juliet, a podcast.", []),
+        ("Artists like Missy Elliot, Georgie and Lauryn Hill.", ["Missy", "Georgie", "Lauryn"]),
+        # kin nouns introduce names, even names that are mostly surnames
+        ("He lives with his wife Jennifer and their boys, Taylor and Cameron.",
+         ["Jennifer", "Taylor", "Cameron"]),
+        ("Taylor has taught at Yale since 2001.", []),
+        # names the list lacks, read from an honorific or a surname
+        ("Dr. Wasiq Rafeeq practices here. Wasiq enjoys cricket.", ["Wasiq", "Wasiq"]),
+        ("He liaised with Russell Simmons and Lyor Cohen.", ["Russell", "Lyor"]),
+        ("Read about Paten Locke. Later, Paten joined a band.", ["Paten", "Paten"]),
+        ("She founded Golf Wang and Golf Media.", []),
+        ("Jaime de Angulo met Mr. Smith Jr. and Dr. Ann Lee, MD.", ["Jaime", "Ann"]),
     ],
 )
 def test_names_in_context(text, names):
@@ -180,6 +204,24 @@ def test_no_month_rewritten_in_any_bio():
         assert not {text[s:e].lower() for s, e in tf.name_spans(text)} & MONTHS
 
 
+def test_development_half_precision_and_recall():
+    m = measure("dev")
+    print(f"development half: {m['right']} of {m['replaced']} replacements are first names "
+          f"(precision {m['precision']:.1%}); {m['right']} of {m['names']} first names "
+          f"replaced (recall {m['recall']:.1%}); protected words rewritten: "
+          f"{m['protected']}; other wrong: {m['wrong']}")
+    # the half the rules were written against: a regression check, not an estimate
+    assert m["right"] >= 125 and m["names"] == 133
+    assert not m["wrong"]
+
+
+def test_place_names_are_bundled():
+    p = place_names()
+    assert len(p) > 10_000
+    assert {"leighton buzzard", "des plaines", "new york"} <= p
+    assert "robert williams" not in p  # a first name and a common surname: left out
+
+
 def test_test_half_precision_and_recall():
     m = measure("test")
     print(f"test half: {m['right']} of {m['replaced']} replacements are first names "
@@ -192,9 +234,10 @@ def test_test_half_precision_and_recall():
     assert plain["precision"] < m["precision"]  # the context rules earn their keep
 
 
-@pytest.mark.xfail(strict=True, reason="issue 28 targets not reached: precision and recall "
-                   "on the test half are below 99% / 95% and a few protected words are "
-                   "still rewritten (see docs/stability.md)")
+@pytest.mark.xfail(strict=True, reason="issue 28 targets not reached: on the test half 88.1% "
+                   "of replacements are first names (target 99%), 87.3% of first names are "
+                   "replaced (target 95%) and 3 protected words are rewritten (see "
+                   "docs/stability.md)")
 def test_test_half_meets_the_issue_targets():
     m = measure("test")
     assert m["precision"] >= TARGET_PRECISION
