@@ -22,7 +22,9 @@ median of the rounds).  For each Parquet size it also times the floor process (`
 numpy, typer`` and the same bare query) and prints the audit's CPU time above it.  It
 asserts nothing about time (machines differ); the targets are ``--help`` <= 0.3 s (issue
 13) and, for the default audit of 4 groups (issue 26), at 2,000, 1M and 10M rows at most
-0.15 s of CPU above the floor process, and at 100M rows at most 1.3x the bare process.
+0.15 s of CPU above the floor process, and at 100M rows at most 1.3x the bare process
+(``benchmarks/bench_cli.py`` times those audits alone, optionally next to another source
+tree in the same rounds).
 
 Every process runs from compiled bytecode, as an installed package does: bytecode is
 written to (and read from) a temporary ``PYTHONPYCACHEPREFIX`` during the warm-up runs,
@@ -102,22 +104,25 @@ def _children_cpu() -> float:
     return r.ru_utime + r.ru_stime
 
 
-def timed_cpu(cmds: list[list[str]], repeats: int,
-              env: dict[str, str]) -> tuple[list[float], list[float]]:
+def timed_cpu(cmds: list[list[str]], repeats: int, env: dict[str, str],
+              envs: list[dict[str, str] | None] | None = None
+              ) -> tuple[list[float], list[float]]:
     """Median wall time and median CPU time (user + sys) of each command.
 
     One untimed warm-up of each first; then every round runs each command once, in turn,
     so that a change in the machine's load falls on all of them alike.  CPU time is the
     growth of ``getrusage(RUSAGE_CHILDREN)`` across the (waited-for) child process.
+    ``envs`` gives a command its own environment (``None``: ``env``).
     """
-    for cmd in cmds:
-        subprocess.run(cmd, check=True, capture_output=True, env=env)
+    envs = [e if e is not None else env for e in (envs or [None] * len(cmds))]
+    for cmd, e in zip(cmds, envs, strict=True):
+        subprocess.run(cmd, check=True, capture_output=True, env=e)
     walls: list[list[float]] = [[] for _ in cmds]
     cpus: list[list[float]] = [[] for _ in cmds]
     for _ in range(repeats):
-        for cmd, wall, cpu in zip(cmds, walls, cpus, strict=True):
+        for cmd, e, wall, cpu in zip(cmds, envs, walls, cpus, strict=True):
             c0, t0 = _children_cpu(), time.perf_counter()
-            subprocess.run(cmd, check=True, capture_output=True, env=env)
+            subprocess.run(cmd, check=True, capture_output=True, env=e)
             wall.append(time.perf_counter() - t0)
             cpu.append(_children_cpu() - c0)
     return [statistics.median(t) for t in walls], [statistics.median(c) for c in cpus]

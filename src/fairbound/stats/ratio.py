@@ -40,7 +40,13 @@ Clopper-Pearson intervals of both groups at level ``1 - gamma/4`` each (it misse
 truth with probability at most ``gamma/2``; the other ``gamma/2`` is a margin for the
 numerically computed supremum); ``gamma = alpha / 50`` by default, ``gamma=0`` takes the
 supremum over every ``nu``.  This is the construction of :mod:`fairbound.stats.exact`
-for the difference, on the ratio's null lines.
+for the difference, on the ratio's null lines, and it is built from the same parts
+(:mod:`fairbound.stats.exact.binomial`: the windows of counts and their log binomial
+coefficients, the Clopper-Pearson boxes of the nuisance set, the arcsine nuisance grid,
+the dense table of statistics of small windows; the tie tolerance and ``GAMMA_SHARE``).
+What is the ratio's own: its statistic, the runs guessed from its null curves, the
+rejection sums over each null's own windows, the refinement of the supremum and the
+search in ``log theta``, with the tuning constants below.
 
 Computation.  ``T`` decreases in ``y`` and increases in ``x`` (checked on every table of
 many sizes in the tests), so the accepted tables ``|T| < |T_obs|`` of column ``x`` are one
@@ -146,18 +152,21 @@ from fairbound.stats.base import (
     check_gamma,
     check_positive,
 )
+from fairbound.stats.exact.binomial import (
+    arcsine_grid,
+    count_spread,
+    dense_runs,
+    nuisance_boxes,
+    window_table,
+)
 from fairbound.stats.exact.binomial import bernstein_radius as _radius
 from fairbound.stats.exact.binomial import clopper_pearson as _clopper_pearson
-from fairbound.stats.exact.binomial import count_window as _window
-from fairbound.stats.exact.binomial import log_comb as _log_comb
-
-#: Berger-Boos ``gamma`` as a fraction of ``alpha = 1 - confidence_level``.
-GAMMA_SHARE = 1.0 / 50.0
+from fairbound.stats.exact.interval import GAMMA_SHARE
+from fairbound.stats.exact.inversion import TIE as _TIE
 
 #: Largest group size tested exactly; above it the Bonferroni box is reported.
 EXACT_MAX_N = 1_000_000
 
-_TIE = 1e-9             # |T| >= (1 - _TIE) |T_obs| counts as "at least as extreme"
 _TAIL_LOG = 20.0        # windows drop at most 2 exp(-20) ~ 4e-9 of each binomial's mass
 _DENSE_CELLS = 150_000  # runs from a dense table of statistics below this many cells
 _CHUNK_CELLS = 4_000_000  # rows of a batch are processed in chunks of this many pmf cells
@@ -364,11 +373,7 @@ class _Table:
     def __init__(self, k_a: int, n_a: int, k_b: int, n_b: int, gamma: float):
         self.ka, self.na, self.kb, self.nb = int(k_a), int(n_a), int(k_b), int(n_b)
         self.gamma = float(gamma)
-        if self.gamma > 0:
-            self.cp_a = _clopper_pearson(self.ka, self.na, self.gamma / 4.0)
-            self.cp_b = _clopper_pearson(self.kb, self.nb, self.gamma / 4.0)
-        else:
-            self.cp_a = self.cp_b = (0.0, 1.0)
+        self.cp_a, self.cp_b = nuisance_boxes(self.ka, self.na, self.kb, self.nb, self.gamma)
 
     def nuisance(self, theta: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Range of ``p_B`` in the nuisance set under ``p_A = theta p_B``."""
@@ -387,20 +392,14 @@ class _Batch:
     def __init__(self, na: int, nb: int, theta, thr, a, b):
         self.na, self.nb = na, nb
         self.theta, self.thr, self.a, self.b = theta, thr, a, b
-        self.xl, self.xh = _window(na, float(np.min(theta * a)), float(np.max(theta * b)),
-                                 _TAIL_LOG)
-        self.yl, self.yh = _window(nb, float(np.min(a)), float(np.max(b)), _TAIL_LOG)
-        self.xs = np.arange(self.xl, self.xh + 1, dtype=float)
-        self.ys = np.arange(self.yl, self.yh + 1, dtype=float)
-        self.lca = _log_comb(na, self.xs)
-        self.lcb = _log_comb(nb, self.ys)
+        self.xl, self.xh, self.xs, self.lca = window_table(
+            na, float(np.min(theta * a)), float(np.max(theta * b)), _TAIL_LOG)
+        self.yl, self.yh, self.ys, self.lcb = window_table(
+            nb, float(np.min(a)), float(np.max(b)), _TAIL_LOG)
         m, wx, wy = theta.size, self.xs.size, self.ys.size
         if m * wx * wy <= _DENSE_CELLS:
-            t = ratio_score_statistic(self.xs[None, :, None], self.ys[None, None, :], na, nb,
-                                      theta[:, None, None])
-            th = thr[:, None, None]
-            self.lo = (t >= th).sum(axis=-1)
-            self.hi = (t > -th).sum(axis=-1)
+            self.lo, self.hi = dense_runs(ratio_score_statistic, self.xs, self.ys, na, nb,
+                                          theta, thr)
         else:
             self.lo = self._count(False)
             self.hi = self._count(True)
@@ -503,27 +502,9 @@ class _Batch:
         return out
 
     def grid(self, spacing: float = _SPACING) -> np.ndarray:
-        """Nuisance grid per row, evenly spaced in the combined arcsine scale (m, G).
-
-        ``2 sqrt(n_A) asin(sqrt(theta nu)) + 2 sqrt(n_B) asin(sqrt(nu))`` grows at least as
-        fast as the square root of the Fisher information for ``nu``.
-        """
-        na, nb, a, b, th = self.na, self.nb, self.a, self.b, self.theta
-        u = np.linspace(0.0, 1.0, 65)
-        nu = a[:, None] + (b - a)[:, None] * u
-        scale = (2.0 * math.sqrt(na) * np.arcsin(np.sqrt(np.clip(th[:, None] * nu, 0.0, 1.0)))
-                 + 2.0 * math.sqrt(nb) * np.arcsin(np.sqrt(np.clip(nu, 0.0, 1.0))))
-        span = scale[:, -1] - scale[:, 0]
-        k = max(6, int(math.ceil(float(np.max(span)) / spacing)) + 1)
-        target = scale[:, :1] + span[:, None] * np.linspace(0.0, 1.0, k)
-        j = np.minimum((scale[:, None, :] <= target[:, :, None]).sum(axis=-1), u.size - 1)
-        j = np.maximum(j, 1)
-        ix = np.arange(a.size)[:, None]
-        s0, s1 = scale[ix, j - 1], scale[ix, j]
-        with np.errstate(divide="ignore", invalid="ignore"):
-            w = np.where(s1 > s0, (target - s0) / (s1 - s0), 0.0)
-        out = nu[ix, j - 1] + w * (nu[ix, j] - nu[ix, j - 1])
-        return np.minimum(np.maximum(out, a[:, None]), b[:, None])
+        """Nuisance grid per row: :func:`~fairbound.stats.exact.binomial.arcsine_grid`."""
+        th = self.theta[:, None]
+        return arcsine_grid(self.na, self.nb, self.a, self.b, lambda nu: th * nu, spacing)
 
     def refine(self, nu, r, rows, rounds: int = 2, peaks: int = 2) -> np.ndarray:
         """Suprema for ``rows``: the grid's best local maxima refined on local grids.
@@ -654,7 +635,7 @@ def _search(tab: _Table, alpha: float, tol: float) -> tuple[float, float]:
     se_hi = (math.log(khi) - u_hat) / z if math.isfinite(khi) else math.inf
     se = {-1.0: se_lo if math.isfinite(se_lo) else se_hi,
           1.0: se_hi if math.isfinite(se_hi) else se_lo}
-    spread = max(na * _smooth(ka, na), nb * _smooth(kb, nb))
+    spread = max(na * count_spread(ka, na), nb * count_spread(kb, nb))
     scan = _SCAN_WIDE if spread <= 100.0 else _SCAN_NEAR
     small = (min(na, 8.0 * math.sqrt(na) + 30) + 1) * (min(nb, 8.0 * math.sqrt(nb) + 30) + 1)
     points = 8 if small <= 20_000 else 4
@@ -729,11 +710,6 @@ def _scan(end: _End, outer: float, reach: float, step: float) -> np.ndarray:
     k = max(1, int(math.ceil((reach - start) / step)))
     end.scanned = reach
     return start + (reach - start) * np.arange(1, k + 1) / k
-
-
-def _smooth(k: int, n: int) -> float:
-    q = (k + 0.5) / (n + 1.0)
-    return q * (1.0 - q)
 
 
 # --------------------------------------------------------------------------- public API

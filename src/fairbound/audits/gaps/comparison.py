@@ -44,6 +44,7 @@ from fairbound.stats import (
 )
 from fairbound.stats.auto import prefetch_intervals, resolve_method
 from fairbound.stats.base import IntervalMethod, check_confidence_level
+from fairbound.stats.exact.cache import IntervalCache, active, using
 from fairbound.stats.vectorised import StatsArrays, intervals_many, required_n_many
 
 
@@ -520,7 +521,17 @@ def _build_from_stats(rows, *, method, confidence_level, seed, options,
     ``1 - R alpha / m`` (the false-coverage-rate intervals of Benjamini & Yekutieli 2005).
     ``none``: each comparison at ``confidence_level``; only the components of one metric
     (e.g. equalized odds' TPR and FPR) are adjusted together.
+
+    Exact intervals go through one :class:`~fairbound.stats.exact.IntervalCache` for the
+    whole audit: the one the caller made active (``with fairbound.stats.exact.using(c):``),
+    else a new one, filled by the batched search and read by the loop.
     """
+    # one interval cache for the whole audit (every build the error control asks for, and
+    # the plans): the caller's when one is active (``with using(cache):``), else the
+    # audit's own, so that audits do not read or grow each other's entries
+    cache = active()
+    if cache is None:
+        cache = IntervalCache()
     families: dict[tuple, list] = {}
     for r in rows:
         key = (_row_parts(r)[0], r.cls, _jsonable(r.group_a), _jsonable(r.group_b))
@@ -531,23 +542,24 @@ def _build_from_stats(rows, *, method, confidence_level, seed, options,
         # methods that can batch (the exact interval at large counts) compute every
         # interval of this audit in one vectorised pass; the loop below then reads them
         items = [(r, level_of(len(fam))) for fam in families.values() for r in fam]
-        prefetch_intervals([(r.a, r.b, level) for r, level in items], method)
+        prefetch_intervals([(r.a, r.b, level) for r, level in items], method, cache=cache)
         # closed-form methods over many comparisons (vs-rest over thousands of groups):
         # intervals and plans on arrays
         pre = _vectorised(items, method, options) if len(items) >= VECTOR_MIN else {}
         out = []
         k = 0
-        for fam in families.values():
-            parts = []
-            for r in fam:
-                metric, name, rate, ric = _row_parts(r)
-                parts.append(_compare(
-                    metric, name, rate, ric, r.cls, r.group_a, r.group_b, r.a, r.b,
-                    method=method, family_level=confidence_level,
-                    interval_level=items[k][1], seed=seed, options=options,
-                    tolerance=tolerance, pre=pre.get(k)))
-                k += 1
-            out.append(parts)
+        with using(cache):
+            for fam in families.values():
+                parts = []
+                for r in fam:
+                    metric, name, rate, ric = _row_parts(r)
+                    parts.append(_compare(
+                        metric, name, rate, ric, r.cls, r.group_a, r.group_b, r.a, r.b,
+                        method=method, family_level=confidence_level,
+                        interval_level=items[k][1], seed=seed, options=options,
+                        tolerance=tolerance, pre=pre.get(k)))
+                    k += 1
+                out.append(parts)
         return out
 
     built = controlled(

@@ -11,7 +11,12 @@ share live here under public names:
   :data:`NATIVE_CP` examples;
 * :func:`log_comb`, :func:`log_comb_window`, :func:`binom_pmf`: log binomial coefficients
   and the pmf over a window for many probabilities at once;
-* :func:`ndtri`: the standard normal quantile without scipy.
+* :func:`ndtri`: the standard normal quantile without scipy;
+* :func:`window_table` (a window with its log binomial coefficients) and
+  :func:`dense_runs` (the accepted tables of small windows, for any statistic);
+* :func:`nuisance_boxes`: the Berger-Boos confidence set of both rates;
+* :func:`arcsine_grid`: the nuisance grid of a null (steps of equal standard error) and
+  :func:`count_spread`, how much a group's counts vary.
 
 The old private names (``_clopper_pearson``, ``_log_comb``, ``_radius``, ``_window``, ...)
 stay importable from :mod:`fairbound.stats.exact`.
@@ -33,8 +38,9 @@ from statistics import NormalDist
 
 import numpy as np
 
-__all__ = ["NATIVE_CP", "TAIL_LOG", "bernstein_radius", "binom_pmf", "clopper_pearson",
-           "count_window", "log_comb", "log_comb_window", "ndtri"]
+__all__ = ["NATIVE_CP", "TAIL_LOG", "arcsine_grid", "bernstein_radius", "binom_pmf",
+           "clopper_pearson", "count_spread", "count_window", "dense_runs", "log_comb",
+           "log_comb_window", "ndtri", "nuisance_boxes", "window_table"]
 
 #: Default ``tail_log``: windows drop at most ``2 exp(-30) ~ 2e-13`` of a binomial's mass.
 TAIL_LOG = 30.0
@@ -72,8 +78,9 @@ def _ndtri(q: float) -> float:
 def _clopper_pearson(k: int, n: int, miss: float) -> tuple[float, float]:
     """Clopper-Pearson interval for ``k`` of ``n`` missing with probability ``miss``."""
     if n > _NATIVE_CP:
-        from scipy import special
+        from fairbound.stats.exact._special import ufuncs
 
+        special = ufuncs()
         lo = 0.0 if k == 0 else float(special.betaincinv(k, n - k + 1, miss / 2.0))
         hi = 1.0 if k == n else float(special.betaincinv(k + 1, n - k, 1.0 - miss / 2.0))
         return lo, hi
@@ -228,6 +235,116 @@ def _unit(k: int) -> np.ndarray:
     u = np.linspace(0.0, 1.0, k)
     u.flags.writeable = False
     return u
+
+
+def arcsine_grid(n_a: int, n_b: int, a: np.ndarray, b: np.ndarray, rate_a,
+                 spacing: float) -> np.ndarray:
+    """Nuisance grid per null, evenly spaced in the combined arcsine scale, shape (m, G).
+
+    Null ``r`` has the nuisance ``nu = p_B`` in ``[a[r], b[r]]`` and ``p_A = rate_a(nu)``
+    (``nu + d`` for a difference, ``theta nu`` for a ratio).  The scale
+    ``2 sqrt(n_A) asin(sqrt(p_A)) + 2 sqrt(n_B) asin(sqrt(p_B))`` grows at least as fast as
+    the square root of the Fisher information for ``nu``, so steps of ``spacing`` in it are
+    at most ``spacing`` standard errors; ``G >= 6`` is the same for every null.
+
+    Examples
+    --------
+    >>> a, b = np.array([0.2]), np.array([0.4])
+    >>> g = arcsine_grid(100, 100, a, b, lambda nu: nu + 0.1, 0.8)
+    >>> g.shape, float(g[0, 0]), float(g[0, -1])
+    ((1, 12), 0.2, 0.4)
+    """
+    u = _unit(65)
+    nu = a[:, None] + (b - a)[:, None] * u
+    scale = (2.0 * math.sqrt(n_a) * np.arcsin(np.sqrt(np.clip(rate_a(nu), 0.0, 1.0)))
+             + 2.0 * math.sqrt(n_b) * np.arcsin(np.sqrt(np.clip(nu, 0.0, 1.0))))
+    span = scale[:, -1] - scale[:, 0]
+    k = max(6, int(math.ceil(float(np.max(span)) / spacing)) + 1)
+    target = scale[:, :1] + span[:, None] * _unit(k)
+    # invert the (increasing) scale by linear interpolation on the fine grid
+    j = np.minimum((scale[:, None, :] <= target[:, :, None]).sum(axis=-1), u.size - 1)
+    j = np.maximum(j, 1)
+    ix = np.arange(a.size)[:, None]
+    s0, s1 = scale[ix, j - 1], scale[ix, j]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        w = np.where(s1 > s0, (target - s0) / (s1 - s0), 0.0)
+    out = nu[ix, j - 1] + w * (nu[ix, j] - nu[ix, j - 1])
+    return np.minimum(np.maximum(out, a[:, None]), b[:, None])
+
+
+def window_table(n: int, plo: float, phi: float, tail_log: float = _TAIL_LOG):
+    """The window of :func:`count_window` with its counts and their log binomial coefficients.
+
+    Returns
+    -------
+    (int, int, numpy.ndarray, numpy.ndarray)
+        ``lo``, ``hi``, the counts ``lo, ..., hi`` as floats and ``log C(n, k)`` of each.
+
+    Examples
+    --------
+    >>> lo, hi, ks, logc = window_table(10, 0.5, 0.5, 3.0)
+    >>> lo, hi, ks.size == logc.size == hi - lo + 1
+    (0, 10, True)
+    """
+    lo, hi = _window(n, plo, phi, tail_log)
+    return lo, hi, np.arange(lo, hi + 1, dtype=float), _log_comb_window(n, lo, hi)
+
+
+def dense_runs(statistic, xs: np.ndarray, ys: np.ndarray, n_a: int, n_b: int,
+               nulls: np.ndarray, thr: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per null and column ``x``, how many ``ys`` have ``T >= thr`` and how many ``T > -thr``.
+
+    ``statistic(x, y, n_a, n_b, null)`` (decreasing in ``y``) is evaluated on every table of
+    the window at once, so for small windows the accepted tables ``|T| < thr`` of column
+    ``x`` are rows ``first .. last - 1`` with ``(first, last)`` the two counts returned.
+
+    Examples
+    --------
+    >>> def stat(x, y, n_a, n_b, null):
+    ...     return x / n_a - y / n_b - null
+    >>> first, last = dense_runs(stat, np.arange(3.0), np.arange(3.0), 2, 2,
+    ...                          np.array([0.0]), np.array([0.4]))
+    >>> first.tolist(), last.tolist()
+    ([[0, 1, 2]], [[1, 2, 3]])
+    """
+    t = statistic(xs[None, :, None], ys[None, None, :], n_a, n_b, nulls[:, None, None])
+    th = thr[:, None, None]
+    return (t >= th).sum(axis=-1), (t > -th).sum(axis=-1)
+
+
+def nuisance_boxes(k_a: int, n_a: int, k_b: int, n_b: int, gamma: float):
+    """The Berger-Boos confidence set of both rates: a Clopper-Pearson box per group.
+
+    Each at level ``1 - gamma/4``, so together they miss the true rates with probability
+    at most ``gamma/2`` (the other ``gamma/2`` is the margin for a numerically computed
+    supremum); ``gamma = 0``: every rate, ``(0, 1)`` for both.
+
+    Examples
+    --------
+    >>> nuisance_boxes(3, 10, 0, 10, 0.0)
+    ((0.0, 1.0), (0.0, 1.0))
+    >>> (lo, hi), _ = nuisance_boxes(3, 10, 0, 10, 0.001)
+    >>> round(lo, 4), round(hi, 4)
+    (0.0103, 0.8517)
+    """
+    if gamma > 0:
+        return _clopper_pearson(k_a, n_a, gamma / 4.0), _clopper_pearson(k_b, n_b, gamma / 4.0)
+    return (0.0, 1.0), (0.0, 1.0)
+
+
+def count_spread(k: int, n: int) -> float:
+    """``n``-free variance factor ``q (1 - q)`` of ``k`` of ``n``, with ``q = (k + 1/2) / (n + 1)``.
+
+    ``n * count_spread(k, n)`` says how much the counts vary; the searches for the ends
+    pick how far past an end to scan for islands of acceptance from it.
+
+    Examples
+    --------
+    >>> count_spread(0, 1)
+    0.1875
+    """
+    q = (k + 0.5) / (n + 1.0)
+    return q * (1.0 - q)
 
 
 #: Groups up to this size get their Clopper-Pearson bounds without scipy.

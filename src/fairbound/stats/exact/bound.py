@@ -78,7 +78,9 @@ def bound_tail(n_a, n_b, p_a, p_b, delta, s):
     >>> round(float(bound_tail(10_000, 10_000, 0.15, 0.10, 0.05, 1.96 * sd)), 4)
     0.0686
     """
-    from scipy import special  # only the tail bound of large groups needs scipy
+    from fairbound.stats.exact._special import ufuncs  # only large groups need scipy
+
+    special = ufuncs()
 
     pa, pb = np.asarray(p_a, float), np.asarray(p_b, float)
     n_a, n_b = np.asarray(n_a, float), np.asarray(n_b, float)

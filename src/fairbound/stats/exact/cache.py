@@ -11,6 +11,11 @@ that two threads never see a half-written entry.  Which cache a call uses is exp
   each thread and each ``asyncio`` task sees its own setting);
 * otherwise the process-wide :data:`SHARED` cache (what ``clear_cache()`` empties).
 
+An audit (``fairbound.audit`` and its recomputations) passes one cache to its batched
+search and reads it in its loop: the active one when the caller set one, else a new
+cache of its own (:func:`active` tells which), so that audits neither see nor grow each
+other's entries in :data:`SHARED`.
+
 A cached value is exactly what the search returns (the cache only saves time).
 
 Examples
@@ -32,7 +37,7 @@ import contextvars
 import threading
 from collections.abc import Iterator
 
-__all__ = ["SHARED", "IntervalCache", "current", "using"]
+__all__ = ["SHARED", "IntervalCache", "active", "current", "using"]
 
 
 class IntervalCache:
@@ -99,6 +104,24 @@ def current() -> IntervalCache:
     """The cache a call that names none uses: the active one, else :data:`SHARED`."""
     c = _ACTIVE.get()
     return SHARED if c is None else c
+
+
+def active() -> IntervalCache | None:
+    """The cache made active by :func:`using` in this context, or ``None`` (none is).
+
+    An audit reads it to decide where its intervals go: into the caller's cache when one is
+    active, else into a cache of its own (so that one audit neither reads nor grows what
+    another left in :data:`SHARED`).
+
+    Examples
+    --------
+    >>> active() is None
+    True
+    >>> with using(IntervalCache()) as c:
+    ...     active() is c
+    True
+    """
+    return _ACTIVE.get()
 
 
 @contextlib.contextmanager

@@ -17,12 +17,14 @@ import numpy as np
 
 from fairbound.stats.exact.binomial import (
     _binom_pmf,
-    _clopper_pearson,
     _distinct,
-    _log_comb_window,
     _ndtri,
     _unit,
-    _window,
+    arcsine_grid,
+    count_spread,
+    dense_runs,
+    nuisance_boxes,
+    window_table,
 )
 from fairbound.stats.exact.bound import _bound_sup, _grid_sup, bound_tail
 from fairbound.stats.exact.statistic import score_statistic
@@ -30,7 +32,9 @@ from fairbound.stats.exact.statistic import score_statistic
 #: Binomial variance ``n p (1 - p)`` up to which a simple null is tested exactly.
 EXACT_VARIANCE = 2500.0
 
-_TIE = 1e-9             # |T| >= (1 - _TIE) |T_obs| counts as "at least as extreme"
+#: ``|T| >= (1 - TIE) |T_obs|`` counts as "at least as extreme" (both statistics).
+TIE = 1e-9
+_TIE = TIE
 _TAIL_LOG = 30.0        # windows drop at most 2 exp(-30) ~ 2e-13 of each binomial's mass
 _DENSE_CELLS = 8_000    # runs from a dense table of statistics below this many cells
 _MATRIX_CELLS = 20_000  # windows up to this many tables use a 0/1 acceptance matrix
@@ -60,13 +64,7 @@ class _Table:
         self.ka, self.na, self.kb, self.nb = int(k_a), int(n_a), int(k_b), int(n_b)
         self.gamma = float(gamma)
         self.d_hat = self.ka / self.na - self.kb / self.nb
-        if self.gamma > 0:
-            # Clopper-Pearson at 1 - gamma/4 for each group: together they miss with
-            # probability at most gamma/2; the other gamma/2 is the margin for the supremum
-            self.cp_a = _clopper_pearson(self.ka, self.na, self.gamma / 4.0)
-            self.cp_b = _clopper_pearson(self.kb, self.nb, self.gamma / 4.0)
-        else:
-            self.cp_a = self.cp_b = (0.0, 1.0)
+        self.cp_a, self.cp_b = nuisance_boxes(self.ka, self.na, self.kb, self.nb, self.gamma)
         self.tau_a = _cheap_rate(self.na)
         self.tau_b = _cheap_rate(self.nb)
         self.all_exact = self.tau_a >= 0.5 and self.tau_b >= 0.5
@@ -104,21 +102,16 @@ class _ExactBatch:
     def __init__(self, na: int, nb: int, d, thr, a, b):
         self.na, self.nb = na, nb
         self.d, self.thr, self.a, self.b = d, thr, a, b
-        self.xl, self.xh = _window(na, float(np.min(a + d)), float(np.max(b + d)))
-        self.yl, self.yh = _window(nb, float(np.min(a)), float(np.max(b)))
-        self.xs = np.arange(self.xl, self.xh + 1, dtype=float)
-        self.ys = np.arange(self.yl, self.yh + 1, dtype=float)
-        self.lca = _log_comb_window(na, self.xl, self.xh)
-        self.lcb = _log_comb_window(nb, self.yl, self.yh)
+        self.xl, self.xh, self.xs, self.lca = window_table(na, float(np.min(a + d)),
+                                                          float(np.max(b + d)))
+        self.yl, self.yh, self.ys, self.lcb = window_table(nb, float(np.min(a)),
+                                                          float(np.max(b)))
         self.ka2 = np.concatenate([self.xs, na - self.xs]).reshape(2, -1)
         self.kb2 = np.concatenate([self.ys, nb - self.ys]).reshape(2, -1)
         m, wx, wy = d.size, self.xs.size, self.ys.size
         if m * wx * wy <= _DENSE_CELLS:
-            t = score_statistic(self.xs[None, :, None], self.ys[None, None, :], na, nb,
-                                d[:, None, None])
-            th = thr[:, None, None]
-            self.lo = (t >= th).sum(axis=-1)
-            self.hi = (t > -th).sum(axis=-1) - 1
+            self.lo, last = dense_runs(score_statistic, self.xs, self.ys, na, nb, d, thr)
+            self.hi = last - 1
         else:
             self.lo, self.hi = self._runs()
         self.accept = None
@@ -276,27 +269,10 @@ class _ExactBatch:
     def grid(self, spacing: float = _SPACING) -> np.ndarray:
         """Nuisance grid per row, evenly spaced in the combined arcsine scale (m, G).
 
-        The scale ``2 sqrt(n_A) asin(sqrt(p_A)) + 2 sqrt(n_B) asin(sqrt(p_B))`` grows at
-        least as fast as the square root of the Fisher information for ``nu``, so steps of
-        ``spacing`` in it are at most ``spacing`` standard errors.
+        :func:`~fairbound.stats.exact.binomial.arcsine_grid` with ``p_A = nu + d``.
         """
-        na, nb, a, b, d = self.na, self.nb, self.a, self.b, self.d
-        u = _unit(65)
-        nu = a[:, None] + (b - a)[:, None] * u
-        scale = (2.0 * math.sqrt(na) * np.arcsin(np.sqrt(np.clip(nu + d[:, None], 0.0, 1.0)))
-                 + 2.0 * math.sqrt(nb) * np.arcsin(np.sqrt(np.clip(nu, 0.0, 1.0))))
-        span = scale[:, -1] - scale[:, 0]
-        k = max(6, int(math.ceil(float(np.max(span)) / spacing)) + 1)
-        target = scale[:, :1] + span[:, None] * _unit(k)
-        # invert the (increasing) scale by linear interpolation on the fine grid
-        j = np.minimum((scale[:, None, :] <= target[:, :, None]).sum(axis=-1), u.size - 1)
-        j = np.maximum(j, 1)
-        ix = np.arange(a.size)[:, None]
-        s0, s1 = scale[ix, j - 1], scale[ix, j]
-        with np.errstate(divide="ignore", invalid="ignore"):
-            w = np.where(s1 > s0, (target - s0) / (s1 - s0), 0.0)
-        out = nu[ix, j - 1] + w * (nu[ix, j] - nu[ix, j - 1])
-        return np.minimum(np.maximum(out, a[:, None]), b[:, None])
+        d = self.d[:, None]
+        return arcsine_grid(self.na, self.nb, self.a, self.b, lambda nu: nu + d, spacing)
 
     def coarse(self, spacing: float = _SPACING):
         """Rejection probabilities on the nuisance grid: ``(grid, values)``."""
@@ -445,9 +421,7 @@ def _invert_score(tab: _Table, targets: np.ndarray) -> np.ndarray:
     return (lo + w * (hi - lo))[:, 0]
 
 
-def _smooth(k: int, n: int) -> float:
-    q = (k + 0.5) / (n + 1.0)
-    return q * (1.0 - q)
+_smooth = count_spread
 
 
 def _z_of_p(p):
@@ -648,7 +622,9 @@ def _bound_search(tabs: list[_Table], alpha: np.ndarray, tol: np.ndarray,
     by :func:`_search`.  Each row's numbers depend on its own table only, so a table gets
     the same interval in any batch.
     """
-    from scipy import special  # the tail bound needs it anyway
+    from fairbound.stats.exact._special import ufuncs  # the tail bound needs it anyway
+
+    special = ufuncs()
 
     t = len(tabs)
     na = np.array([x.na for x in tabs], float)

@@ -81,7 +81,9 @@ def union_split(n_a, n_b):
 
 def _clopper_pearson_many(k, n, miss):
     """Clopper-Pearson ends for counts ``k`` of ``n`` missing with probability ``miss``."""
-    from scipy import special
+    from fairbound.stats.exact._special import ufuncs
+
+    special = ufuncs()
 
     k, n, miss = np.broadcast_arrays(np.asarray(k, float), np.asarray(n, float),
                                      np.asarray(miss, float))

@@ -1,0 +1,93 @@
+"""Whole-process default CLI audit against the floor process, at several file sizes.
+
+For each size (Parquet files of ``benchmarks/bench_scale.py``: groups a/b/c/d, binary
+label and prediction) this times three processes side by side, every round running each
+once in turn (median of ``--repeats`` rounds after one untimed warm-up of each):
+
+* **bare**: ``python -c "import duckdb; duckdb.sql(GROUP BY).fetchall()"`` running the
+  ``SELECT g, y, y_hat, count(*) ... GROUP BY ALL`` any audit must at least do;
+* **floor**: the same after ``import numpy, typer`` (the floor of any command line built
+  on the two libraries every fairbound command needs);
+* **audit**: ``fairbound audit FILE --group g --label y --prediction y_hat --format json``
+  with every default (the five default metrics, 4 groups, 30 pairwise comparisons, method
+  ``auto``: exact intervals, family-wise error control);
+
+and, with ``--compare-src DIR``, the same audit run as ``python -m fairbound`` from this
+tree and from another source tree (for example ``git archive <commit> src | tar -x -C
+/tmp/before`` and ``--compare-src /tmp/before/src``), both through ``PYTHONPATH``, in the
+same rounds, so that a change is measured side by side and like for like.
+
+It prints wall and CPU time (user + sys of the child, ``getrusage(RUSAGE_CHILDREN)``), the
+audit's CPU time above the floor and its ratio to the bare process, and the load average
+before and after.  Targets (issue 26): at most 0.15 s of CPU above the floor at 2,000, 1M
+and 10M rows, and at most 1.3x the bare process at 100M rows.  Nothing is asserted
+(machines differ).  Processes run from compiled bytecode, as an installed package does
+(see ``benchmarks/bench_startup.py``).
+
+Usage::
+
+    python benchmarks/bench_cli.py [--rows 2000,1000000,10000000] [--repeats 5]
+                                   [--compare-src /tmp/before/src]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import sys
+import tempfile
+from pathlib import Path
+
+from bench_scale import BARE, make_parquet
+from bench_startup import environment, fairbound_command, timed_cpu
+
+
+def _load() -> str:
+    return " ".join(f"{x:.1f}" for x in os.getloadavg()) if hasattr(os, "getloadavg") else "?"
+
+
+def main(argv=None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--rows", default="2000,1000000,10000000",
+                    help="comma-separated file sizes (100000000 for the 100M case)")
+    ap.add_argument("--repeats", type=int, default=5)
+    ap.add_argument("--compare-src", default=None,
+                    help="another source tree's src/ folder, timed in the same rounds")
+    args = ap.parse_args(argv)
+    sizes = [int(r) for r in args.rows.split(",") if r.strip()]
+    fb = fairbound_command()
+    print(f"python {platform.python_version()} on {platform.machine()}, {os.cpu_count()} "
+          f"cores; median of {args.repeats} rounds; load average {_load()} at the start")
+    print(f"{'':<34} {'wall':>8}  {'CPU':>7}  {'CPU - floor':>11}  {'CPU / bare':>10}")
+    with tempfile.TemporaryDirectory() as tmp:
+        env = environment(Path(tmp) / "pycache")
+        for rows in sizes:
+            path = make_parquet(rows).as_posix()
+            query = f"duckdb.sql(\"{BARE.format(path=path)}\").fetchall()"
+            bare = [sys.executable, "-c", f"import duckdb; {query}"]
+            floor = [sys.executable, "-c", f"import numpy, typer, duckdb; {query}"]
+            audit_args = ["audit", path, "--group", "g", "--label", "y", "--prediction",
+                          "y_hat", "--format", "json"]
+            cases = [("bare GROUP BY process", bare, None),
+                     ("floor (+ import numpy, typer)", floor, None),
+                     ("fairbound audit", fb + audit_args, None)]
+            if args.compare_src:
+                # both trees the same way (``python -m`` with PYTHONPATH), like for like
+                for name, src in (("this tree", Path(__file__).resolve().parents[1] / "src"),
+                                  ("--compare-src", Path(args.compare_src).resolve())):
+                    cases.append((f"fairbound audit ({name}, -m)",
+                                   [sys.executable, "-m", "fairbound", *audit_args],
+                                   dict(env, PYTHONPATH=str(src))))
+            walls, cpus = timed_cpu([c for _, c, _ in cases], args.repeats, env,
+                                    envs=[e for _, _, e in cases])
+            print(f"-- {rows:,} rows")
+            for (name, _, _), w, c in zip(cases, walls, cpus, strict=True):
+                extra = (f"{c - cpus[1]:+10.3f}s  {c / cpus[0]:9.2f}x"
+                         if name.startswith("fairbound") else "")
+                print(f"{name:<34} {w:7.3f}s  {c:6.3f}s  {extra}")
+    print(f"load average {_load()} at the end")
+
+
+if __name__ == "__main__":
+    main()
