@@ -422,7 +422,7 @@ def check_text(value: Any, param: str) -> str:
     return value
 
 
-def check_expression(value: Any, param: str) -> str:
+def check_expression(value: Any, param: str, *, optional: bool = False) -> str:
     """``value`` as a column name or SQL expression: non-empty text, or a one-line error.
 
     Parameters
@@ -431,10 +431,12 @@ def check_expression(value: Any, param: str) -> str:
         The column (``"y"``) or checked expression (``"score >= 0.5"``).
     param : str
         The parameter's name, for the message.
+    optional : bool
+        Whether ``None`` (no such column) is allowed; it is returned as it is.
 
     Returns
     -------
-    str
+    str or None
 
     Raises
     ------
@@ -449,11 +451,33 @@ def check_expression(value: Any, param: str) -> str:
     Traceback (most recent call last):
     ...
     fairbound.errors.FairboundError: label must be a column name or a SQL ... got int 3
+    >>> check_expression(None, "batch", optional=True) is None
+    True
     """
+    if optional and value is None:
+        return None
     if not (isinstance(value, str) and value.strip()):
         raise FairboundError(f"{param} must be a column name or a SQL expression (text); got "
                              f"{type(value).__name__} {value!r:.60}", param=param)
     return value
+
+
+def check_where(where: Any) -> str | None:
+    """``where`` as a SQL condition selecting rows (text) or ``None``, else a one-line error.
+
+    Examples
+    --------
+    >>> check_where("split = 'test'"), check_where(None)
+    ("split = 'test'", None)
+    >>> check_where(1)
+    Traceback (most recent call last):
+    ...
+    fairbound.errors.FairboundError: where must be a SQL condition (text); got 1
+    """
+    if where is not None and not isinstance(where, str):
+        raise FairboundError(f"where must be a SQL condition (text); got {where!r}",
+                             param="where")
+    return where
 
 
 def check_columns(value: Any, param: str = "group") -> tuple[str, ...]:

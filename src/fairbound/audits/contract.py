@@ -60,6 +60,63 @@ def json_value(v):
     return v
 
 
+def plain_value(v):
+    """``v`` with a numpy scalar turned into the Python value it holds (NaN, inf kept).
+
+    Examples
+    --------
+    >>> plain_value(np.float64("nan")), plain_value("a")
+    (nan, 'a')
+    """
+    return v.item() if isinstance(v, np.generic) else v
+
+
+def gap_row_dict(row, numbers: bool, *, sizes=(), intervals=(), needed=(),
+                 method=()) -> dict:
+    """The dictionary of a gap row with a prediction-powered and a labeled-only interval.
+
+    The keys the prediction-powered and proxy rows share, in this order: ``metric``,
+    ``component``, ``rate``, ``group_a``, ``group_b``, then ``sizes``; ``rate_a``,
+    ``rate_b``, ``gap``, ``low``, ``high``, ``labeled_gap``, ``labeled_low``,
+    ``labeled_high``, ``width_ratio``, then ``intervals``; ``verdict``,
+    ``disadvantaged``, then ``needed``; ``method``, then ``method``'s pairs;
+    ``confidence_level``, ``interval_level``, ``rate_is_cost``, ``note``.  Each of
+    ``sizes``, ``intervals``, ``needed``, ``method`` is a sequence of ``(key, value)``.
+    Values are :func:`json_value` (JSON-ready) or, with ``numbers=True``,
+    :func:`plain_value` (floats kept, NaN and inf too); groups are always
+    :func:`json_value`.
+
+    Examples
+    --------
+    >>> from types import SimpleNamespace
+    >>> row = SimpleNamespace(metric="m", component="tpr", rate="TPR", group_a=("a", 1),
+    ...                       group_b="b", rate_a=0.5, rate_b=0.4, estimate=0.1, low=0.0,
+    ...                       high=0.2, labeled_estimate=0.1, labeled_low=-0.1,
+    ...                       labeled_high=float("inf"), width_ratio=0.5,
+    ...                       verdict="not enough evidence", disadvantaged=None,
+    ...                       method="ppi++", confidence_level=0.95, interval_level=0.95,
+    ...                       rate_is_cost=False, note="")
+    >>> d = gap_row_dict(row, False, sizes=[("rows_a", 10)])
+    >>> d["group_a"], d["rows_a"], d["labeled_high"], list(d)[-1]
+    ('a & 1', 10, 'inf', 'note')
+    """
+    j = plain_value if numbers else json_value
+    items = [("metric", row.metric), ("component", row.component), ("rate", row.rate),
+             *sizes, ("rate_a", row.rate_a), ("rate_b", row.rate_b),
+             ("gap", row.estimate), ("low", row.low), ("high", row.high),
+             ("labeled_gap", row.labeled_estimate), ("labeled_low", row.labeled_low),
+             ("labeled_high", row.labeled_high), ("width_ratio", row.width_ratio),
+             *intervals, ("verdict", row.verdict), ("disadvantaged", None), *needed,
+             ("method", row.method), *method, ("confidence_level", row.confidence_level),
+             ("interval_level", row.interval_level), ("rate_is_cost", row.rate_is_cost),
+             ("note", row.note)]
+    out = {key: j(value) for key, value in items[:3]}
+    out["group_a"], out["group_b"] = json_value(row.group_a), json_value(row.group_b)
+    out.update((key, j(value)) for key, value in items[3:])
+    out["disadvantaged"] = json_value(row.disadvantaged)
+    return out
+
+
 class JsonMethod:
     """``to_json`` of the contract, from the result's ``to_dict()``: a mix-in."""
 
@@ -160,6 +217,39 @@ def shown_interval(row, confidence_level: float | None, why: str) -> ConfidenceI
         check_confidence_level(confidence_level)
         raise FairboundError(f"confidence_level: {why}", param="confidence_level")
     return ConfidenceInterval(row.low, row.high)
+
+
+def kept_interval(row, confidence_level: float | None, compute, *, kept: str,
+                  audit: str) -> ConfidenceInterval:
+    """A row's interval as shown, or recomputed at a level from the ``inputs`` it keeps.
+
+    ``confidence_level`` ``None``: ``(row.low, row.high)``; a level: ``compute(row.inputs,
+    level)`` (anything with ``low`` and ``high``), this comparison on its own.  A row
+    without inputs (built by hand) is a one-line error: it keeps no ``kept``, run
+    ``audit`` again.
+
+    Examples
+    --------
+    >>> from types import SimpleNamespace
+    >>> row = SimpleNamespace(low=0.1, high=0.3, inputs=(1, 2))
+    >>> kept_interval(row, None, None, kept="counts", audit="a")
+    ConfidenceInterval(low=0.1, high=0.3)
+    >>> kept_interval(row, 0.9, lambda s, lvl: SimpleNamespace(low=-lvl, high=lvl),
+    ...               kept="counts", audit="a")
+    ConfidenceInterval(low=-0.9, high=0.9)
+    """
+    from fairbound.errors import FairboundError
+    from fairbound.stats.base import check_confidence_level
+
+    if confidence_level is None:
+        return ConfidenceInterval(row.low, row.high)
+    rho = check_confidence_level(confidence_level)
+    if row.inputs is None:
+        raise FairboundError(f"confidence_level: this comparison keeps no {kept} (built by "
+                             f"hand), so its interval cannot be recomputed; run {audit} again",
+                             param="confidence_level")
+    c = compute(row.inputs, rho)
+    return ConfidenceInterval(c.low, c.high)
 
 
 def row_intervals(rows) -> ConfidenceInterval:

@@ -39,7 +39,7 @@ SHORT_NAMES = {"family": "family-wise", "fdr": "false-discovery (BH)", "none": "
 
 __all__ = ["ERROR_CONTROLS", "SHORT_NAMES", "bonferroni_level", "check_error_control", "controlled",
            "controlled_rows", "dependence_robust_level", "level_function",
-           "recompute_settings"]
+           "recompute_rows", "recompute_settings", "with_inputs"]
 
 
 def check_error_control(error_control) -> str:
@@ -295,3 +295,56 @@ def controlled_rows(rows, compare: Callable[[Any, float, bool], Any], *,
                       m=m, looks=looks,
                       discoveries=lambda b: sum(1 for c in b if c.verdict in DISADVANTAGED),
                       finish=lambda level_of: at(level_of, True)), m
+
+
+def with_inputs(comparisons, rows) -> tuple:
+    """The comparisons, each with the row (statistics) it was computed from, in order."""
+    from dataclasses import replace
+
+    return tuple(replace(c, inputs=r) for c, r in zip(comparisons, rows, strict=True))
+
+
+def recompute_rows(result, confidence_level: float | None, error_control: str | None,
+                   build: Callable, *, kept: str, audit: str):
+    """``result.recompute(...)`` of an audit whose comparisons keep their ``inputs``.
+
+    The settings of :func:`recompute_settings`; ``build(rows, confidence_level,
+    error_control)`` returns the comparisons of the rows and the number of tests (as
+    :func:`controlled_rows`).  A comparison without inputs (built by hand) is a one-line
+    error saying the result keeps no ``kept`` and to run ``audit`` again.
+
+    Examples
+    --------
+    >>> from dataclasses import dataclass
+    >>> @dataclass(frozen=True)
+    ... class R:
+    ...     comparisons: tuple
+    ...     confidence_level: float = 0.95
+    ...     error_control: str = "family"
+    ...     n_tests: int = 0
+    >>> @dataclass(frozen=True)
+    ... class C:
+    ...     level: float
+    ...     inputs: object = None
+    >>> def build(rows, level, control):
+    ...     return [C(level) for _ in rows], len(rows)
+    >>> r = recompute_rows(R((C(0.95, "x"),)), 0.9, None, build, kept="counts", audit="a")
+    >>> r.comparisons, r.n_tests
+    ((C(level=0.9, inputs='x'),), 1)
+    >>> recompute_rows(R((C(0.95),)), 0.9, None, build, kept="counts", audit="a()")
+    Traceback (most recent call last):
+    ...
+    fairbound.errors.FairboundError: recompute: this result keeps no counts ... run a() again
+    """
+    from dataclasses import replace
+
+    from fairbound.errors import FairboundError
+
+    rho, control = recompute_settings(result, confidence_level, error_control)
+    rows = [c.inputs for c in result.comparisons]
+    if any(r is None for r in rows):
+        raise FairboundError(f"recompute: this result keeps no {kept} (built by hand); run "
+                             f"{audit} again", param="confidence_level")
+    comps, n_tests = build(rows, rho, control)
+    return replace(result, comparisons=with_inputs(comps, rows), confidence_level=rho,
+                   error_control=control, n_tests=n_tests)

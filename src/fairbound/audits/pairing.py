@@ -27,14 +27,20 @@ REST = "rest"
 MAX_COMPARISONS = 10_000
 
 
-def check_comparison(comparison) -> str:
+def check_comparison(comparison, reference=None) -> str:
     """``comparison`` as one of :data:`COMPARISONS` (``vs_rest`` spelt either way).
+
+    A ``reference`` group given with the default ``"pairwise"`` means ``"vs-reference"``.
 
     Examples
     --------
     >>> check_comparison("vs_rest")
     'vs-rest'
+    >>> check_comparison("pairwise", reference="a")
+    'vs-reference'
     """
+    if reference is not None and comparison == "pairwise":
+        comparison = "vs-reference"
     return check_choice(comparison, COMPARISONS, "comparison", sep="-")
 
 

@@ -33,6 +33,15 @@ FormatOpt = Annotated[str, typer.Option("--format", help="table | json | csv")]
 JsonOut = Annotated[Path | None, typer.Option("--json", help="Also write JSON here.")]
 HtmlOut = Annotated[Path | None, typer.Option(
     "--html", help="Also write a self-contained HTML report here.")]
+MetricsOpt = Annotated[list[str] | None, typer.Option(
+    "--metric", "-m", help="Metric (repeatable).")]
+ErrorControlOpt = Annotated[str, typer.Option(
+    "--error-control", help="family (every verdict holds jointly) | fdr | none")]
+FavourableOpt = Annotated[str, typer.Option(
+    "--favourable", help="positive (the positive prediction is favourable) | negative "
+    "(it harms)")]
+PosLabelOpt = Annotated[str | None, typer.Option(
+    "--pos-label", help="Positive class as the label column holds it.")]
 
 
 def add_sub_app(app: typer.Typer, name: str, help: str, **commands) -> typer.Typer:

@@ -102,21 +102,15 @@ def ppi_command(
     pred: Annotated[str, typer.Option("--prediction", "--pred", "-p",
                                       help="The audited prediction column or a checked "
                                            "expression such as \"score >= 0.5\".")],
-    metric: Annotated[list[str] | None, typer.Option("--metric", "-m",
-                                                     help="Metric (repeatable).")] = None,
+    metric: common.MetricsOpt = None,
     comparison: common.ComparisonOpt = "pairwise",
     reference: common.ReferenceOpt = None,
     confidence: common.ConfidenceOpt = 0.95,
-    error_control: Annotated[str, typer.Option(
-        "--error-control", help="family (every verdict holds jointly) | fdr | none")
-    ] = "family",
+    error_control: common.ErrorControlOpt = "family",
     guaranteed: Annotated[bool, typer.Option(
         "--guaranteed", help="Verdicts from intervals valid at every sample size.")] = False,
-    favourable: Annotated[str, typer.Option(
-        "--favourable", help="positive (the positive prediction is favourable) | negative "
-        "(it harms)")] = "positive",
-    pos_label: Annotated[str | None, typer.Option(
-        "--pos-label", help="Positive class as the label column holds it.")] = None,
+    favourable: common.FavourableOpt = "positive",
+    pos_label: common.PosLabelOpt = None,
     where: common.WhereOpt = None,
     sampling_probability: Annotated[str | None, typer.Option(
         "--sampling-probability", help="Column with the probability each gold-labeled row "

@@ -115,21 +115,15 @@ def proxies_command(
         "--sampling-probability", help="Probability each annotated row was drawn with "
                                        "(fairbound sample records fairbound_probability).")
     ] = None,
-    metric: Annotated[list[str] | None, typer.Option("--metric", "-m",
-                                                     help="Metric (repeatable).")] = None,
+    metric: common.MetricsOpt = None,
     comparison: common.ComparisonOpt = "pairwise",
     reference: common.ReferenceOpt = None,
     confidence: common.ConfidenceOpt = 0.95,
-    error_control: Annotated[str, typer.Option(
-        "--error-control", help="family (every verdict holds jointly) | fdr | none")
-    ] = "family",
-    favourable: Annotated[str, typer.Option(
-        "--favourable", help="positive | negative (the positive prediction harms)")
-    ] = "positive",
+    error_control: common.ErrorControlOpt = "family",
+    favourable: common.FavourableOpt = "positive",
     tolerance: Annotated[float | None, typer.Option(
         help="Band for 'no meaningful gap' on the rate scale.")] = None,
-    pos_label: Annotated[str | None, typer.Option(
-        "--pos-label", help="Positive class as the label column holds it.")] = None,
+    pos_label: common.PosLabelOpt = None,
     where: common.WhereOpt = None,
     engine: common.EngineOpt = "auto",
     fmt: common.FormatOpt = "table",

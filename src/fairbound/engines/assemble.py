@@ -17,6 +17,7 @@ import numpy as np
 
 from fairbound.engines.base import Aggregates, AggregateSpec, CostMoments
 from fairbound.engines.sql import Plan
+from fairbound.errors import FairboundError
 from fairbound.labels import sort_key  # the one order of label and group values
 
 MISSING_GROUP = "missing group (not annotated)"
@@ -55,6 +56,24 @@ def group_key(row: Mapping, n_group: int):
 def where_reason(plan: Plan) -> str:
     """Return the exclusion reason for rows that fail the filter."""
     return f"where not true: {plan.where.text}"
+
+
+def check_kept(n_rows: int, kept: bool, plan: Plan, excluded: Mapping, source: str,
+               nothing: str) -> None:
+    """The one-line errors of a scan that kept no row, else nothing.
+
+    No rows at all (``data: no rows in <source>``), a ``where`` condition that selects
+    none of them, or else ``nothing`` (what a kept row needs), followed by the reasons
+    rows were excluded for.
+    """
+    if n_rows == 0:
+        raise FairboundError(f"data: no rows in {source}", param="data")
+    if kept:
+        return
+    if plan.where is not None and excluded.get(where_reason(plan), 0) >= n_rows:
+        raise FairboundError(f"where: the condition {plan.where.text!r} selects none of "
+                             f"the {n_rows:,} rows", param="where")
+    raise FairboundError(f"{nothing}; excluded: {dict(excluded)}", param="data")
 
 
 def collected_size(rows: list[dict]) -> int:

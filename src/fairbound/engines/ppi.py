@@ -32,14 +32,14 @@ from typing import Any
 
 import numpy as np
 
-from fairbound._validate import check_expression
+from fairbound._validate import check_expression, check_where
 from fairbound.engines.assemble import (
     MISSING_PREDICTION,
     Excluded,
+    check_kept,
     is_missing,
     kept_rows,
     py,
-    where_reason,
 )
 from fairbound.engines.base import AggregateSpec
 from fairbound.engines.sql import Plan, Term, where_sql
@@ -323,16 +323,13 @@ def ppi_counts(data, *, group, label: str, proxy: str, prediction: str, pos_labe
     label = check_expression(label, "label")
     proxy = check_expression(proxy, "proxy")
     prediction = check_expression(prediction, "prediction")
-    if where is not None and not isinstance(where, str):
-        raise FairboundError(f"where must be a SQL condition (text); got {where!r}",
-                             param="where")
-    if sampling_probability is not None:
-        sampling_probability = check_expression(sampling_probability, "sampling_probability")
-    if batch is not None:
-        batch = check_expression(batch, "batch")
-        if sampling_probability is None:
-            raise FairboundError("batch: a batch column needs sampling_probability (the "
-                                 "probability each labeled row was drawn with)", param="batch")
+    check_where(where)
+    sampling_probability = check_expression(sampling_probability, "sampling_probability",
+                                            optional=True)
+    batch = check_expression(batch, "batch", optional=True)
+    if batch is not None and sampling_probability is None:
+        raise FairboundError("batch: a batch column needs sampling_probability (the "
+                             "probability each labeled row was drawn with)", param="batch")
     from fairbound._validate import check_choice
 
     proxy_kind = check_choice(proxy_kind, ("label", "score"), "proxy_kind", fold=True)
@@ -459,15 +456,9 @@ def _assemble(rows, plan: Plan, *, label, proxy, prediction, pos_label, engine, 
             continue
         y = None if is_missing(r["y"]) else py(r["y"])
         cells.append((key, y, py(r["f"]), py(r["p"]), n))
-    if n_rows == 0:
-        raise FairboundError(f"data: no rows in {source}", param="data")
-    if not cells:
-        if plan.where is not None and excluded.get(where_reason(plan), 0) >= n_rows:
-            raise FairboundError(f"where: the condition {plan.where.text!r} selects none of "
-                                 f"the {n_rows:,} rows", param="where")
-        raise FairboundError(f"data: no row has a group, a proxy label ({proxy!r}) and a "
-                             f"prediction ({prediction!r}); excluded: {excluded}",
-                             param="data")
+    check_kept(n_rows, bool(cells), plan, excluded, source,
+               f"data: no row has a group, a proxy label ({proxy!r}) and a prediction "
+               f"({prediction!r})")
     label_values = {c[1] for c in cells if c[1] is not None}
     if not label_values:
         raise FairboundError(f"label: no row has a gold label in column {label!r} (a missing "

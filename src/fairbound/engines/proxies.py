@@ -27,11 +27,12 @@ from typing import Any
 
 import numpy as np
 
-from fairbound._validate import check_expression
+from fairbound._validate import check_expression, check_where
 from fairbound.engines.assemble import (
     MISSING_LABEL,
     MISSING_PREDICTION,
     Excluded,
+    check_kept,
     is_missing,
     py,
     where_reason,
@@ -291,18 +292,14 @@ def proxy_statistics(data, *, group_probabilities: dict, label: str, prediction:
     probs = _check_probabilities(group_probabilities)
     label = check_expression(label, "label")
     prediction = check_expression(prediction, "prediction")
-    if group is not None:
-        group = check_expression(group, "group")
-    if cell is not None:
-        cell = check_expression(cell, "cell")
-    if sampling_probability is not None:
-        sampling_probability = check_expression(sampling_probability, "sampling_probability")
-        if group is None:
-            raise FairboundError("sampling_probability: it weights annotated rows, but no "
-                                 "group column (the annotations) is given", param="group")
-    if where is not None and not isinstance(where, str):
-        raise FairboundError(f"where must be a SQL condition (text); got {where!r}",
-                             param="where")
+    group = check_expression(group, "group", optional=True)
+    cell = check_expression(cell, "cell", optional=True)
+    sampling_probability = check_expression(sampling_probability, "sampling_probability",
+                                            optional=True)
+    if sampling_probability is not None and group is None:
+        raise FairboundError("sampling_probability: it weights annotated rows, but no "
+                             "group column (the annotations) is given", param="group")
+    check_where(where)
     tol = float(tolerance)
     names = tuple(probs)
     k = len(names)
@@ -354,14 +351,8 @@ def _assemble(rows, plan, names, probs, *, label, prediction, group, cell, weigh
             excluded.add(MISSING_PREDICTION, n)
         else:
             kept.append(r)
-    if n_rows == 0:
-        raise FairboundError(f"data: no rows in {source}", param="data")
-    if not kept:
-        if plan.where is not None and excluded.get(where_reason(plan), 0) >= n_rows:
-            raise FairboundError(f"where: the condition {plan.where.text!r} selects none of "
-                                 f"the {n_rows:,} rows", param="where")
-        raise FairboundError(f"data: no row has a label ({label!r}) and a prediction "
-                             f"({prediction!r}); excluded: {dict(excluded)}", param="data")
+    check_kept(n_rows, bool(kept), plan, excluded, source,
+               f"data: no row has a label ({label!r}) and a prediction ({prediction!r})")
     # the probabilities: present, in [0, 1], summing to 1
     for j, col in enumerate(cols):
         miss = sum(int(r[f"miss{j}"]) for r in kept)

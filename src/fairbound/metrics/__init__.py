@@ -323,9 +323,35 @@ def get_metrics(metrics) -> list[Metric]:
     return out
 
 
+def supported_metrics(metrics, default, kinds, *, audit: str, hint: str) -> tuple[Metric, ...]:
+    """:func:`get_metrics` of ``metrics`` (``None``: ``default``) for an audit of a few rates.
+
+    Every component of every metric must be one of ``kinds`` (component names), else a
+    :class:`~fairbound.errors.FairboundError` ``"metric 'x' is not supported by <audit>;
+    <hint>"``; an empty selection is an error too.
+
+    Examples
+    --------
+    >>> [m.name for m in supported_metrics(None, ["tpr"], {"tpr"}, audit="a", hint="")]
+    ['equal_opportunity']
+    >>> supported_metrics(["dp"], (), {"tpr"}, audit="x", hint="y")
+    Traceback (most recent call last):
+    ...
+    fairbound.errors.FairboundError: metric 'demographic_parity' is not supported by x; y
+    """
+    out = get_metrics(list(default) if metrics is None else metrics)
+    for mm in out:
+        if not mm.components or any(c.name not in kinds for c in mm.components):
+            raise FairboundError(f"metric {mm.name!r} is not supported by {audit}; {hint}",
+                                 param="metric")
+    if not out:
+        raise FairboundError("metrics: nothing to audit", param="metrics")
+    return tuple(out)
+
+
 __all__ = [
     "ACCURACY", "COST", "DEFAULT_METRICS", "EQUALIZED_ODDS_COST_NOTE", "FAVOURABLE", "FNR",
     "FPR", "METRICS", "PRECISION",
     "SELECTION", "TPR", "ZERO_ONE", "Component", "Metric", "check_favourable", "get_metric",
-    "get_metrics",     "oriented", "register_metric",
+    "get_metrics",     "oriented", "register_metric", "supported_metrics",
 ]

@@ -326,6 +326,11 @@ def _check_level(confidence_level) -> float:
     return check_probability(confidence_level, "confidence_level")
 
 
+def _records(frame: pd.DataFrame) -> list[dict]:
+    """The rows of ``frame`` as plain dictionaries, missing values as ``None``."""
+    return frame.astype(object).where(frame.notna(), None).to_dict(orient="records")
+
+
 def _validate_options(confidence_level, n_resamples, seed, by):
     cl = _check_level(confidence_level)
     n_resamples = check_int(n_resamples, "n_resamples", low=0)
@@ -351,6 +356,10 @@ class _RowIntervals:
             confidence_level=confidence_level)
         lo, hi = self._interval_columns
         return ConfidenceInterval(res.table[lo].to_numpy(), res.table[hi].to_numpy())
+
+    def to_frame(self) -> pd.DataFrame:
+        """Return the table (a copy): measures, or differences, with their intervals."""
+        return self.table.copy()
 
 
 @dataclass(frozen=True)
@@ -429,17 +438,12 @@ class NLIBiasResult(_RowIntervals):
                                  f"subtopic={subtopic!r}", param="measure")
         return float(row["estimate"].iloc[0])
 
-    def to_frame(self) -> pd.DataFrame:
-        """Return the measure table (a copy)."""
-        return self.table.copy()
-
     def to_dict(self) -> dict:
         """Return settings, measures and the pair table as plain Python objects."""
         return {"model": self.model, "confidence_level": self.confidence_level,
                 "n_resamples": self.n_resamples, "method": self.method,
                 "unpaired": self.unpaired,
-                "measures": self.table.astype(object).where(self.table.notna(), None)
-                .to_dict(orient="records"),
+                "measures": _records(self.table),
                 "pair_table": self.pair_table.to_dict()}
 
 
@@ -492,16 +496,11 @@ class NLIComparisonResult(_RowIntervals):
         table = self.table.assign(low=low, high=high, verdict=verdict)
         return replace(self, table=table, confidence_level=cl)
 
-    def to_frame(self) -> pd.DataFrame:
-        """Return the comparison table (a copy)."""
-        return self.table.copy()
-
     def to_dict(self) -> dict:
         """Return settings and the comparison table as plain Python objects."""
         return {"names": list(self.names), "confidence_level": self.confidence_level,
                 "n_resamples": self.n_resamples, "method": self.method,
-                "comparisons": self.table.astype(object).where(self.table.notna(), None)
-                .to_dict(orient="records")}
+                "comparisons": _records(self.table)}
 
     def summary(self, measure: str = "stereotype_bias") -> str:
         """Return one sentence on ``measure`` overall.
@@ -876,10 +875,7 @@ class BenchmarkComparisonResult(_RowIntervals):
                 "pairing": self.pairing, "pairing_note": self.pairing_note,
                 "confidence_level": self.confidence_level, "n_resamples": self.n_resamples,
                 "method": self.method,
-                "rows": self.table.astype(object).where(self.table.notna(), None)
-                .to_dict(orient="records"),
-                "mean_over_models": mean.astype(object).where(mean.notna(), None)
-                .to_dict(orient="records")}
+                "rows": _records(self.table), "mean_over_models": _records(mean)}
 
     def to_text(self, measures: Sequence[str] | None = ("accuracy",), *,
                 digits: int = 3) -> str:

@@ -281,6 +281,23 @@ def resolve_label_order(id2label: Mapping, n_outputs: int, label_map=None, *,
     return np.array([resolved[i] for i in range(n_outputs)], dtype=np.int8)
 
 
+def _open_local(model, path, param: str, name, batch_size, device):
+    """Set the ``path``, ``name``, ``batch_size``, ``device`` and ``tokenizer`` of a local model.
+
+    Returns the ``transformers`` module and the keywords every ``from_pretrained`` call of
+    the folder takes (local files only, no remote code).  A bad path is named before a
+    missing extra.
+    """
+    model.path = _local_dir(path, param)
+    transformers = require("transformers", "nlp")
+    model.name = check_model_name(name or model.path.name)
+    model.batch_size = int(batch_size)
+    model.device = _device(device)
+    kw = {"local_files_only": True, "trust_remote_code": False}
+    model.tokenizer = transformers.AutoTokenizer.from_pretrained(model.path, **kw)
+    return transformers, kw
+
+
 class TransformersNLI:
     """A Hugging Face sequence classifier fine-tuned for NLI, loaded from a local folder.
 
@@ -320,14 +337,8 @@ class TransformersNLI:
     def __init__(self, path, *, name: str | None = None, batch_size: int = 32,
                  device: str = "auto", max_length: int = 256,
                  label_map: Mapping | str | None = None) -> None:
-        self.path = _local_dir(path, "model")  # a bad path is named before a missing extra
-        transformers = require("transformers", "nlp")
-        self.name = check_model_name(name or self.path.name)
-        self.batch_size = int(batch_size)
+        transformers, kw = _open_local(self, path, "model", name, batch_size, device)
         self.max_length = int(max_length)
-        self.device = _device(device)
-        kw = {"local_files_only": True, "trust_remote_code": False}
-        self.tokenizer = transformers.AutoTokenizer.from_pretrained(self.path, **kw)
         self.model = transformers.AutoModelForSequenceClassification.from_pretrained(
             self.path, **kw).to(self.device).eval()
         self.order = resolve_label_order(dict(self.model.config.id2label),
@@ -389,13 +400,7 @@ class TransformersFillMask:
 
     def __init__(self, path, *, name: str | None = None, batch_size: int = 32,
                  device: str = "auto") -> None:
-        transformers = require("transformers", "nlp")
-        self.path = _local_dir(path, "fill_model")
-        self.name = check_model_name(name or self.path.name)
-        self.batch_size = int(batch_size)
-        self.device = _device(device)
-        kw = {"local_files_only": True, "trust_remote_code": False}
-        self.tokenizer = transformers.AutoTokenizer.from_pretrained(self.path, **kw)
+        transformers, kw = _open_local(self, path, "fill_model", name, batch_size, device)
         if self.tokenizer.mask_token is None:
             raise FairboundError(f"fill_model {self.name}: the tokenizer has no mask token",
                                  param="fill_model")

@@ -15,6 +15,7 @@ from markupsafe import Markup
 from fairbound._render import as_number as num
 from fairbound._render import fmt_level  # noqa: F401  (re-exported: one level format)
 from fairbound._validate import check_text, fail
+from fairbound._words import NO_EVIDENCE, NOT_ESTIMABLE
 from fairbound.errors import FairboundError, MissingDependencyError
 
 NO_FIGURES = ('Figures are left out: matplotlib is not installed '
@@ -64,6 +65,35 @@ def render_page(*, title: str, kicker: str, sections: list[Markup], toc: list[di
 def render_section(template: str, **context) -> Markup:
     """Render one section template (already escaped, safe to insert in the page)."""
     return Markup(environment().get_template(template).render(**context))
+
+
+def template_page(template: str, view: dict, *, title, default_title: str, kicker: str,
+                  footer: str, toc: list[dict] | None = None) -> str:
+    """A page of one section: ``template`` (the text of a template) rendered with ``s=view``.
+
+    ``title`` is the caller's (checked by :func:`check_title`; ``None`` gives
+    ``default_title``).  The pages of the prediction-powered, proxy-group, score and
+    impact-ratio audits are made this way.
+    """
+    title = check_title(title, default_title)
+    section = Markup(environment().from_string(template).render(s=view))
+    return render_page(title=title, kicker=kicker, sections=[section],
+                       toc=[] if toc is None else toc, footer=footer)
+
+
+def verdict_counts(rows, gap) -> dict[str, int]:
+    """The counts a page's badges show: rows, verdicts in ``gap``, open and not estimable.
+
+    Examples
+    --------
+    >>> from fairbound._words import A_DISADVANTAGED, NO_EVIDENCE
+    >>> verdict_counts([{"verdict": A_DISADVANTAGED}, {"verdict": NO_EVIDENCE}],
+    ...                (A_DISADVANTAGED,))
+    {'n_rows': 2, 'n_gap': 1, 'n_open': 1, 'n_na': 0}
+    """
+    verdicts = [r["verdict"] for r in rows]
+    return {"n_rows": len(verdicts), "n_gap": sum(v in gap for v in verdicts),
+            "n_open": verdicts.count(NO_EVIDENCE), "n_na": verdicts.count(NOT_ESTIMABLE)}
 
 
 #: Width (inches) of the figures drawn again for narrow screens: at 96 px an inch this
@@ -353,6 +383,16 @@ def write_page(path: Path, text: str, *, param: str = "path", inputs=()) -> Path
     from fairbound._io import write_text_atomic
 
     return write_text_atomic(path, text, param=param, inputs=inputs)
+
+
+def write_html(path, render, *args, **kwargs) -> Path:
+    """Check ``path`` (``.html`` or ``.htm``), then write ``render(*args, **kwargs)`` there.
+
+    The path is checked before the page is rendered, and the page is written whole or not
+    at all (:func:`write_page`): what every ``write_*_report`` does.
+    """
+    p = check_path(path, (".html", ".htm"))
+    return write_page(p, render(*args, **kwargs))
 
 
 def check_title(title, default: str) -> str:

@@ -23,7 +23,6 @@ from fairbound.report._common import (
     MORE_DATA_FACTOR,
     NARROW_INCHES,
     NO_FIGURES,
-    check_path,
     check_title,
     fci,
     fint,
@@ -37,7 +36,7 @@ from fairbound.report._common import (
     try_figure,
     try_narrow,
     unreachable,
-    write_page,
+    write_html,
 )
 from fairbound.viz.audit import audit_dict, comparison_label, group_rate_rows
 
@@ -1078,9 +1077,7 @@ def write_audit_report(results, path, title: str | None = None, *,
     ...                    figures=False).name
     'report.html'
     """
-    p = check_path(path, (".html", ".htm"))
-    html = render_audit_report(results, title=title, figures=figures)
-    return write_page(p, html)
+    return write_html(path, render_audit_report, results, title=title, figures=figures)
 
 
 __all__ = ["GUARANTEES", "audit_view", "comparison_sentence", "error_control_sentence",

@@ -24,26 +24,21 @@ import io
 import math
 from pathlib import Path
 
-from markupsafe import Markup
-
 from fairbound._io import escape_cell
 from fairbound._words import ADVERSE, NO_ADVERSE, NO_EVIDENCE, NOT_ESTIMABLE
 from fairbound.report._common import (
     MORE_DATA_FACTOR,
     NO_FIGURES,
-    check_path,
-    check_title,
-    environment,
     fint,
     fmt_level,
     fnum,
     have_matplotlib,
     need_phrase,
     num,
-    render_page,
     table_view,
+    template_page,
     try_figure,
-    write_page,
+    write_html,
 )
 from fairbound.viz.ratios import ll144_dict
 
@@ -380,7 +375,6 @@ def render_ll144_report(result, *, title: str | None = None, figures: bool = Tru
     True
     """
     d = ll144_dict(result)
-    title = check_title(title, "Bias audit: impact ratios (NYC Local Law 144 layout)")
     cats = d["categories"]
     pairs = [(c, r) for c in cats for r in c["ratios"]]
 
@@ -437,16 +431,17 @@ def render_ll144_report(result, *, title: str | None = None, figures: bool = Tru
         from fairbound.viz.ratios import plot_impact_ratios
 
         view["fig"] = try_figure(lambda: plot_impact_ratios(d), "Impact ratios by group")
-    section = environment().from_string(TEMPLATE).render(s=view)
     toc = [{"id": "ll144-findings", "title": "Findings"},
            {"id": "ll144-forest", "title": "Impact ratios with their intervals"},
            {"id": "ll144-what", "title": "The data"}]
     toc += [{"id": f"ll144-cat-{i + 1}", "title": f"Category: {_g(c['category'])}"}
             for i, c in enumerate(cats)]
     toc.append({"id": "ll144-methods", "title": "Methods"})
-    return render_page(title=title, kicker="fairbound bias audit", sections=[Markup(section)],
-                       toc=toc, footer="Reproduce with: fairbound impact --format json. "
-                                       "Not legal advice.")
+    return template_page(TEMPLATE, view, title=title,
+                         default_title="Bias audit: impact ratios (NYC Local Law 144 layout)",
+                         kicker="fairbound bias audit", toc=toc,
+                         footer="Reproduce with: fairbound impact --format json. "
+                                "Not legal advice.")
 
 
 def write_ll144_report(result, path, *, title: str | None = None,
@@ -457,8 +452,7 @@ def write_ll144_report(result, path, *, title: str | None = None,
     -------
     Path
     """
-    p = check_path(path, (".html", ".htm"))
-    return write_page(p, render_ll144_report(result, title=title, figures=figures))
+    return write_html(path, render_ll144_report, result, title=title, figures=figures)
 
 
 #: The ``group`` cell of the row counting applicants whose category is unknown.

@@ -10,7 +10,6 @@ from markupsafe import Markup
 from fairbound.errors import FairboundError
 from fairbound.report._common import (
     NO_FIGURES,
-    check_path,
     check_title,
     fci,
     fnum,
@@ -19,7 +18,7 @@ from fairbound.report._common import (
     render_section,
     table_view,
     try_figure,
-    write_page,
+    write_html,
 )
 
 SHOWN = ("accuracy", "bias_score", "stereotype_bias", "anti_stereotype_bias", "brittleness",
@@ -249,9 +248,7 @@ def write_nli_report(result, path, comparison=None, *, title: str | None = None,
     >>> write_nli_report(r, out, figures=False).name
     'nli.html'
     """
-    p = check_path(path, (".html", ".htm"))
-    return write_page(p, render_nli_report(result, comparison, title=title,
-                                                  figures=figures))
+    return write_html(path, render_nli_report, result, comparison, title=title, figures=figures)
 
 
 __all__ = ["nli_view", "render_nli_report", "write_nli_report"]

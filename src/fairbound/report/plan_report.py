@@ -7,13 +7,12 @@ from pathlib import Path
 from fairbound.errors import FairboundError
 from fairbound.report._common import (
     NO_FIGURES,
-    check_path,
     check_title,
     have_matplotlib,
     render_page,
     render_section,
     try_figure,
-    write_page,
+    write_html,
 )
 
 
@@ -139,8 +138,7 @@ def write_plan_report(plan, path, *, title: str | None = None, figures: bool = T
     >>> write_plan_report(plan_bbu(n=3160, confidence_level=0.95), out, figures=False).name
     'plan.html'
     """
-    p = check_path(path, (".html", ".htm"))
-    return write_page(p, render_plan_report(plan, title=title, figures=figures))
+    return write_html(path, render_plan_report, plan, title=title, figures=figures)
 
 
 __all__ = ["plan_statement", "render_plan_report", "write_plan_report"]

@@ -12,25 +12,21 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
-from markupsafe import Markup
-
 from fairbound._words import A_DISADVANTAGED, B_DISADVANTAGED, NO_EVIDENCE, NOT_ESTIMABLE
 from fairbound.report._common import (
     MORE_DATA_FACTOR,
     NO_FIGURES,
-    check_path,
-    check_title,
-    environment,
     fci,
     fint,
     fmt_level,
     fnum,
     need_phrase,
     num,
-    render_page,
     table_view,
+    template_page,
     try_figure,
-    write_page,
+    verdict_counts,
+    write_html,
 )
 from fairbound.report.audit_report import error_control_sentence
 from fairbound.viz.ppi import ppi_dict
@@ -40,10 +36,7 @@ DISADVANTAGED = (A_DISADVANTAGED, B_DISADVANTAGED)
 TEMPLATE = """{% import "macros.html.j2" as m %}
 <section class="audit ppi" id="ppi-1">
 <h2>{{ s.heading }}</h2>
-<p class="counts">{{ s.n_rows }} comparisons &middot;
-<span class="badge bad">{{ s.n_gap }} with a gap</span>
-<span class="badge warn">{{ s.n_open }} not enough evidence</span>
-{% if s.n_na %}<span class="badge na">{{ s.n_na }} not estimable</span>{% endif %}</p>
+{{ m.counts(s) }}
 <ul class="findings">{% for cls, f in s.findings %}
 <li class="{{ cls }}"{% if loop.first %} data-verdict{% endif %}>{{ f }}</li>{% endfor %}</ul>
 
@@ -163,11 +156,7 @@ def render_ppi_report(result, *, title: str | None = None, figures: bool = True)
     str
     """
     d = ppi_dict(result)
-    title = check_title(title, "Prediction-powered fairness audit")
     comps = d["comparisons"]
-    order = sorted(comps, key=lambda c: (c["verdict"] not in DISADVANTAGED,
-                                         c["verdict"] == NOT_ESTIMABLE))
-    cls = {NO_EVIDENCE: "warn", NOT_ESTIMABLE: "na"}
     table = table_view(comps, [
         ("metric", "metric", "text"), ("rate", "rate", "text"),
         ("A", "group_a", lambda c: _group(c.get("group_a"))),
@@ -187,23 +176,41 @@ def render_ppi_report(result, *, title: str | None = None, figures: bool = True)
         from fairbound.viz.ppi import plot_ppi_forest
 
         forest = try_figure(lambda: plot_ppi_forest(d), "Forest plot of the gaps")
+    return gap_page(d, ppi_sentence, heading="Prediction-powered audit", facts=_facts(d),
+                    table=table, forest=forest, figures=figures,
+                    forest_caption="Each gap with its deciding interval; filled markers: a "
+                                   "verdict.",
+                    title=title, default_title="Prediction-powered fairness audit",
+                    kicker="fairbound prediction-powered audit",
+                    footer="Reproduce with: fairbound.ppi_audit(...).to_json().")
+
+
+def gap_page(d: dict, sentence, *, heading: str, facts: list, table: dict, forest,
+             forest_caption: str, figures: bool, other: str = "bad", **page) -> str:
+    """The page of :data:`TEMPLATE`: a gap audit with one deciding interval per comparison.
+
+    The prediction-powered and the proxy-group audits' pages.  ``d`` is the result's
+    dictionary; ``sentence(c)`` gives a comparison's finding (disadvantages first, not
+    estimable last); a verdict other than a disadvantage, "not enough evidence" or "not
+    estimable" is styled ``other``; ``page`` holds :func:`template_page`'s ``title``,
+    ``default_title``, ``kicker`` and ``footer``.
+    """
+    comps = d["comparisons"]
+    order = sorted(comps, key=lambda c: (c["verdict"] not in DISADVANTAGED,
+                                         c["verdict"] == NOT_ESTIMABLE))
+    cls = {A_DISADVANTAGED: "bad", B_DISADVANTAGED: "bad", NO_EVIDENCE: "warn",
+           NOT_ESTIMABLE: "na"}
     view = {
-        "heading": "Prediction-powered audit", "n_rows": len(comps),
-        "n_gap": sum(1 for c in comps if c["verdict"] in DISADVANTAGED),
-        "n_open": sum(1 for c in comps if c["verdict"] == NO_EVIDENCE),
-        "n_na": sum(1 for c in comps if c["verdict"] == NOT_ESTIMABLE),
-        "facts": _facts(d), "assumption": d.get("assumption", ""),
+        "heading": heading, **verdict_counts(comps, DISADVANTAGED),
+        "facts": facts, "assumption": d.get("assumption", ""),
         "control": error_control_sentence(d),
-        "findings": [(cls.get(c["verdict"], "bad"), ppi_sentence(c)) for c in order],
+        "findings": [(cls.get(c["verdict"], other), sentence(c)) for c in order],
         "notes": list(d.get("notes") or []), "forest": forest,
-        "forest_caption": "Each gap with its deciding interval; filled markers: a verdict.",
+        "forest_caption": forest_caption,
         "no_figures": NO_FIGURES if figures else "Figures were left out of this page.",
         "table": table,
     }
-    section = environment().from_string(TEMPLATE).render(s=view)
-    return render_page(title=title, kicker="fairbound prediction-powered audit",
-                       sections=[Markup(section)], toc=[],
-                       footer="Reproduce with: fairbound.ppi_audit(...).to_json().")
+    return template_page(TEMPLATE, view, **page)
 
 
 def write_ppi_report(result, path, *, title: str | None = None, figures: bool = True) -> Path:
@@ -224,8 +231,7 @@ def write_ppi_report(result, path, *, title: str | None = None, figures: bool = 
     -------
     Path
     """
-    p = check_path(path, (".html", ".htm"))
-    return write_page(p, render_ppi_report(result, title=title, figures=figures))
+    return write_html(path, render_ppi_report, result, title=title, figures=figures)
 
 
 __all__ = ["ppi_sentence", "render_ppi_report", "write_ppi_report"]

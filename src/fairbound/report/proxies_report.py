@@ -12,26 +12,18 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from markupsafe import Markup
-
-from fairbound._words import A_DISADVANTAGED, B_DISADVANTAGED, NO_EVIDENCE, NOT_ESTIMABLE
+from fairbound._words import A_DISADVANTAGED, B_DISADVANTAGED, NOT_ESTIMABLE
 from fairbound.report._common import (
-    NO_FIGURES,
-    check_path,
-    check_title,
-    environment,
     fci,
     fint,
     fmt_level,
     fnum,
     num,
-    render_page,
     table_view,
     try_figure,
-    write_page,
+    write_html,
 )
-from fairbound.report.audit_report import error_control_sentence
-from fairbound.report.ppi_report import TEMPLATE
+from fairbound.report.ppi_report import gap_page
 from fairbound.viz._figure import result_dict
 
 SCHEMA = "fairbound.proxy_audit/1"
@@ -145,10 +137,7 @@ def render_proxy_report(result, *, title: str | None = None, figures: bool = Tru
     """The HTML page of a proxy-group audit (a result, its dictionary or a JSON path)."""
     d = proxy_dict(result)
     mode = d.get("mode", "ppi")
-    title = check_title(title, "Fairness audit with group probabilities")
     comps = d["comparisons"]
-    order = sorted(comps, key=lambda c: (c["verdict"] not in DISADVANTAGED,
-                                         c["verdict"] == NOT_ESTIMABLE))
     if mode == "bounds":
         side = ("identified set", "identified_low",
                 lambda c: fci(c.get("identified_low"), c.get("identified_high"), signed=True))
@@ -175,34 +164,21 @@ def render_proxy_report(result, *, title: str | None = None, figures: bool = Tru
     forest = None
     if figures:
         forest = try_figure(lambda: plot_proxy_forest(d), "Forest plot of the gaps")
-    cls = {NO_EVIDENCE: "warn", NOT_ESTIMABLE: "na"}
-    view = {
-        "heading": "Audit with group probabilities", "n_rows": len(comps),
-        "n_gap": sum(1 for c in comps if c["verdict"] in DISADVANTAGED),
-        "n_open": sum(1 for c in comps if c["verdict"] == NO_EVIDENCE),
-        "n_na": sum(1 for c in comps if c["verdict"] == NOT_ESTIMABLE),
-        "facts": _facts(d), "assumption": d.get("assumption", ""),
-        "control": error_control_sentence(d),
-        "findings": [(cls.get(c["verdict"], "bad" if c["verdict"] in DISADVANTAGED
-                                else "warn"), proxy_sentence(c, mode=mode)) for c in order],
-        "notes": list(d.get("notes") or []), "forest": forest,
-        "forest_caption": ("Each gap with its deciding interval"
-                           + ("; for bounds the marker is the set's centre, not an estimate"
-                              if mode == "bounds" else "") + "."),
-        "no_figures": NO_FIGURES if figures else "Figures were left out of this page.",
-        "table": table,
-    }
-    section = environment().from_string(TEMPLATE).render(s=view)
-    return render_page(title=title, kicker="fairbound proxy-group audit",
-                       sections=[Markup(section)], toc=[],
-                       footer="Reproduce with: fairbound.proxy_audit(...).to_json(). "
-                              "Inferred group membership is for auditing groups, never for "
-                              "decisions about individuals.")
+    return gap_page(d, lambda c: proxy_sentence(c, mode=mode),
+                    heading="Audit with group probabilities", facts=_facts(d), table=table,
+                    forest=forest, figures=figures, other="warn",
+                    forest_caption=("Each gap with its deciding interval"
+                                    + ("; for bounds the marker is the set's centre, not an "
+                                       "estimate" if mode == "bounds" else "") + "."),
+                    title=title, default_title="Fairness audit with group probabilities",
+                    kicker="fairbound proxy-group audit",
+                    footer="Reproduce with: fairbound.proxy_audit(...).to_json(). Inferred "
+                           "group membership is for auditing groups, never for decisions "
+                           "about individuals.")
 
 
 def write_proxy_report(result, path, *, title: str | None = None,
                        figures: bool = True) -> Path:
     """Write :func:`render_proxy_report` to ``path`` (``.html``); returns the path."""
-    p = check_path(path, (".html", ".htm"))
-    return write_page(p, render_proxy_report(result, title=title, figures=figures))
+    return write_html(path, render_proxy_report, result, title=title, figures=figures)
 

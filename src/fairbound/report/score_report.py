@@ -21,18 +21,16 @@ from fairbound._words import (
 )
 from fairbound.report._common import (
     NO_FIGURES,
-    check_path,
-    check_title,
-    environment,
     fci,
     fint,
     fmt_level,
     fnum,
     have_matplotlib,
     num,
-    render_page,
+    template_page,
     try_figure,
-    write_page,
+    verdict_counts,
+    write_html,
 )
 from fairbound.viz.scores import RATES, scores_dict
 
@@ -75,10 +73,7 @@ GUARANTEES = {
 TEMPLATE = """{% import "macros.html.j2" as m %}
 <section class="audit scores" id="{{ s.id }}">
 <h2>{{ s.heading }}</h2>
-<p class="counts">{{ s.n_rows }} comparisons &middot;
-<span class="badge bad">{{ s.n_gap }} with a gap</span>
-<span class="badge warn">{{ s.n_open }} not enough evidence</span>
-{% if s.n_na %}<span class="badge na">{{ s.n_na }} not estimable</span>{% endif %}</p>
+{{ m.counts(s) }}
 
 {% if s.findings_gap %}
 <ul class="findings">{% for f in s.findings_gap %}
@@ -408,7 +403,6 @@ def render_score_report(result, *, title: str | None = None, figures: bool = Tru
     True
     """
     d = scores_dict(result)
-    title = check_title(title, "Score audit: AUC, calibration and thresholds by group")
     comps = d["comparisons"]
     gap = [c for c in comps if c["verdict"] in GAP]
     na = [c for c in comps if c["verdict"] == NOT_ESTIMABLE]
@@ -420,9 +414,7 @@ def render_score_report(result, *, title: str | None = None, figures: bool = Tru
     methods.append(("Error control", _control_sentence(d)))
     lvl = fmt_level(d["confidence_level"])
     view = {
-        "id": "scores-1", "heading": "Score audit",
-        "n_rows": len(comps), "n_gap": len(gap), "n_na": len(na),
-        "n_open": sum(1 for c in comps if c["verdict"] == NO_EVIDENCE),
+        "id": "scores-1", "heading": "Score audit", **verdict_counts(comps, GAP),
         "facts": _facts(d), "control": _control_sentence(d),
         "calibration_note": _sentence(d.get("calibration_note")),
         "findings_gap": [score_sentence(c) for c in gap],
@@ -441,11 +433,10 @@ def render_score_report(result, *, title: str | None = None, figures: bool = Tru
         "no_figures": NO_FIGURES,
     }
     view.update(_figures(d, figures))
-    section = environment().from_string(TEMPLATE).render(s=view)
-    from markupsafe import Markup
-
-    return render_page(title=title, kicker="fairbound score audit", sections=[Markup(section)],
-                       toc=[], footer="Reproduce with: fairbound scores --format json.")
+    return template_page(TEMPLATE, view, title=title,
+                         default_title="Score audit: AUC, calibration and thresholds by group",
+                         kicker="fairbound score audit",
+                         footer="Reproduce with: fairbound scores --format json.")
 
 
 def write_score_report(result, path, *, title: str | None = None,
@@ -467,8 +458,7 @@ def write_score_report(result, path, *, title: str | None = None,
     -------
     Path
     """
-    p = check_path(path, (".html", ".htm"))
-    return write_page(p, render_score_report(result, title=title, figures=figures))
+    return write_html(path, render_score_report, result, title=title, figures=figures)
 
 
 __all__ = ["render_score_report", "score_sentence", "write_score_report"]

@@ -51,6 +51,15 @@ def _conditions(df: pd.DataFrame, conditions) -> list[str]:
     return _chosen(df["condition"], conditions, "conditions", "condition")
 
 
+def _at_size(df: pd.DataFrame, size: int | None) -> tuple[pd.DataFrame, int]:
+    """The rows of one sample size (default: the largest) and that size."""
+    n = int(df["size"].max()) if size is None else int(size)
+    df = df[df["size"] == n]
+    if df.empty:
+        raise FairboundError(f"size: no runs of size {size!r}", param="size")
+    return df, n
+
+
 def _select(df: pd.DataFrame, pair: tuple[str, str] | None, classes, metrics) -> pd.DataFrame:
     if df.empty:
         raise FairboundError("gaps: the study has no runs yet", param="gaps")
@@ -83,12 +92,24 @@ def _condition_boxes(ax, data: list[np.ndarray], c_i: int, n_conds: int) -> list
     return bp["boxes"]
 
 
-def _condition_handles(conds: list[str]) -> list:
-    """Legend patches naming each condition in its box colour."""
+def _runs_boxes(ax, runs: pd.DataFrame, column: str, conds: list[str], sizes: list) -> None:
+    """Boxes of a ``runs`` column: one per sample size and condition (side by side)."""
+    for c_i, c in enumerate(conds):
+        data = [runs[(runs["condition"] == c) & (runs["size"] == n)][column].astype(float)
+                .dropna().to_numpy() for n in sizes]
+        _condition_boxes(ax, data, c_i, len(conds))
+
+
+def _condition_legend(fig, conds: list[str], extra: Sequence = ()) -> None:
+    """A legend below the panels: each condition in its box colour (if several), ``extra``."""
     from matplotlib.patches import Patch
 
-    return [Patch(facecolor=_COLORS[i % len(_COLORS)], alpha=0.6, label=c)
-            for i, c in enumerate(conds)]
+    handles = [Patch(facecolor=_COLORS[i % len(_COLORS)], alpha=0.6, label=c)
+               for i, c in enumerate(conds)] if len(conds) > 1 else []
+    handles += list(extra)
+    if handles:
+        fig.legend(handles=handles, loc="outside lower center", ncols=len(handles),
+                   fontsize=8)
 
 
 def plot_gap_boxplots(
@@ -162,15 +183,13 @@ def plot_gap_boxplots(
                               if len(sub) else "gap", fontsize=8)
             if i == len(mets) - 1:
                 ax.set_xlabel("sample size", fontsize=8)
-    if len(conds) > 1 or any_filtered:
+    filtered = []
+    if any_filtered:
         from matplotlib.patches import Patch
 
-        handles = _condition_handles(conds) if len(conds) > 1 else []
-        if any_filtered:
-            handles.append(Patch(facecolor="none", edgecolor="#888888", hatch="///", ls="--",
-                                 label=f"filtered: fewer than {min_per_group} per group"))
-        fig.legend(handles=handles, loc="outside lower center", ncols=len(handles),
-                   fontsize=8)
+        filtered.append(Patch(facecolor="none", edgecolor="#888888", hatch="///", ls="--",
+                              label=f"filtered: fewer than {min_per_group} per group"))
+    _condition_legend(fig, conds, filtered)
     _save(fig, path)
     return fig
 
@@ -388,11 +407,7 @@ def plot_mean_heatmap(
     """
     df = _select(summary, pair, None, None)
     cond = df["condition"].iloc[0] if condition is None else condition
-    df = df[df["condition"] == cond]
-    n = int(df["size"].max()) if size is None else int(size)
-    df = df[df["size"] == n]
-    if df.empty:
-        raise FairboundError(f"size: no runs of size {size!r}", param="size")
+    df, n = _at_size(df[df["condition"] == cond], size)
     t = df.pivot_table(index="class", columns="metric", values="mean", aggfunc="first",
                        dropna=False)
     mask = _row_mask(_mask_of(df, "class", "metric", t))
@@ -461,18 +476,13 @@ def plot_score_boxplots(
                   3.0 + (0.4 if len(conds) > 1 else 0))
     axes = fig.subplots(1, len(scores), squeeze=False)[0]
     for ax, sc in zip(axes, scores, strict=True):
-        for c_i, c in enumerate(conds):
-            data = [runs[(runs["condition"] == c) & (runs["size"] == n)][sc].astype(float)
-                    .dropna().to_numpy() for n in sizes]
-            _condition_boxes(ax, data, c_i, len(conds))
+        _runs_boxes(ax, runs, sc, conds, sizes)
         ax.set_xticks(np.arange(len(sizes)), [f"{n:,}" for n in sizes], fontsize=7)
         ax.set_title(_SCORES.get(sc, sc), fontsize=9)
         ax.set_xlabel("sample size", fontsize=8)
         ax.tick_params(axis="y", labelsize=7)
         ax.grid(True, axis="y", alpha=0.3)
-    if len(conds) > 1:
-        fig.legend(handles=_condition_handles(conds), loc="outside lower center",
-                   ncols=len(conds), fontsize=8)
+    _condition_legend(fig, conds)
     _save(fig, path)
     return fig
 
@@ -539,10 +549,7 @@ def plot_condition_heatmaps(
     a, b = df["group_a"].iloc[0], df["group_b"].iloc[0]
     n_cls = df["class"].nunique()
     if kind == "mean":
-        n = int(df["size"].max()) if size is None else int(size)
-        df = df[df["size"] == n]
-        if df.empty:
-            raise FairboundError(f"size: no runs of size {size!r}", param="size")
+        df, n = _at_size(df, size)
         tables = []
         for c in conds:
             dc = df[df["condition"] == c]
@@ -671,10 +678,7 @@ def plot_group_share(
     if metric not in set(df["metric"]):
         raise FairboundError(f"metric: no {metric!r} rows in the study; metrics are "
                              f"{sorted(set(df['metric']))}", param="metric")
-    n = int(df["size"].max()) if size is None else int(size)
-    df = df[df["size"] == n]
-    if df.empty:
-        raise FairboundError(f"size: no runs of size {size!r}", param="size")
+    df, n = _at_size(df, size)
     conds = _conditions(df, conditions)
     fig = _figure(4.6 * len(conds) + 0.4, 4.0)
     axes = fig.subplots(1, len(conds), squeeze=False, sharey=True)[0]
@@ -774,20 +778,14 @@ def plot_class_f1(
                   2.4 * len(classes) + (0.5 if len(conds) > 1 else 0.2))
     axes = fig.subplots(len(classes), 1, squeeze=False, sharex=True)[:, 0]
     for ax, k in zip(axes, classes, strict=True):
-        col = f"f1[{k}]"
-        for c_i, c in enumerate(conds):
-            data = [runs[(runs["condition"] == c) & (runs["size"] == n)][col].astype(float)
-                    .dropna().to_numpy() for n in sizes]
-            _condition_boxes(ax, data, c_i, len(conds))
+        _runs_boxes(ax, runs, f"f1[{k}]", conds, sizes)
         ax.set_title(f"F1-score: {k}", fontsize=9)
         ax.set_ylabel("F1", fontsize=8)
         ax.tick_params(axis="y", labelsize=7)
         ax.grid(True, axis="y", alpha=0.3)
     axes[-1].set_xticks(np.arange(len(sizes)), [f"{n:,}" for n in sizes], fontsize=7)
     axes[-1].set_xlabel("sample size", fontsize=8)
-    if len(conds) > 1:
-        fig.legend(handles=_condition_handles(conds), loc="outside lower center",
-                   ncols=len(conds), fontsize=8)
+    _condition_legend(fig, conds)
     _save(fig, path)
     return fig
 

@@ -54,15 +54,20 @@ import datetime as _dt
 import math
 import warnings
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from fairbound._validate import check_bool
-from fairbound.audits.contract import ResultMethods
+from fairbound.audits.contract import ResultMethods, gap_row_dict, kept_interval
 from fairbound.audits.contract import json_value as _jsonable
-from fairbound.audits.control import bonferroni_level, controlled_rows, recompute_settings
+from fairbound.audits.control import (
+    bonferroni_level,
+    controlled_rows,
+    recompute_rows,
+    with_inputs,
+)
 from fairbound.audits.pairing import REST, check_comparison, pairs, resolve_reference
 from fairbound.audits.verdicts import (
     DISADVANTAGED,
@@ -73,7 +78,7 @@ from fairbound.audits.verdicts import (
     verdict_counts,
 )
 from fairbound.errors import FairboundError
-from fairbound.metrics import check_favourable, get_metrics, oriented
+from fairbound.metrics import check_favourable, oriented, supported_metrics
 from fairbound.stats.base import ConfidenceInterval, check_confidence_level
 
 SCHEMA = "fairbound.ppi_audit/1"
@@ -227,15 +232,10 @@ class PPIComparison:
         ConfidenceInterval
             ``(low, high)`` of ``rate_A - rate_B``.
         """
-        if confidence_level is None:
-            return ConfidenceInterval(self.low, self.high)
-        rho = check_confidence_level(confidence_level)
-        if self.inputs is None:
-            raise FairboundError("confidence_level: this comparison keeps no counts (built "
-                                 "by hand), so its interval cannot be recomputed; run "
-                                 "ppi_audit again", param="confidence_level")
-        c = _compare(self.inputs, rho, rho, self.guarantee == "finite-sample", False)
-        return ConfidenceInterval(c.low, c.high)
+        finite = self.guarantee == "finite-sample"
+        return kept_interval(self, confidence_level,
+                             lambda inputs, rho: _compare(inputs, rho, rho, finite, False),
+                             kept="counts", audit="ppi_audit")
 
     @property
     def width(self) -> float:
@@ -269,26 +269,14 @@ class PPIComparison:
         In the JSON-ready form a missing number is ``None`` and an infinite one (gold
         labels that even labeling every row would not reach) the text ``"inf"``.
         """
-        j = (lambda v: v.item() if isinstance(v, np.generic) else v) if numbers \
-            else _jsonable
-        return {
-            "metric": self.metric, "component": self.component, "rate": self.rate,
-            "group_a": _jsonable(self.group_a), "group_b": _jsonable(self.group_b),
-            "rows_a": self.rows_a, "rows_b": self.rows_b,
-            "labeled_a": self.labeled_a, "labeled_b": self.labeled_b,
-            "rate_a": j(self.rate_a), "rate_b": j(self.rate_b),
-            "gap": j(self.estimate), "low": j(self.low), "high": j(self.high),
-            "labeled_gap": j(self.labeled_estimate), "labeled_low": j(self.labeled_low),
-            "labeled_high": j(self.labeled_high), "width_ratio": j(self.width_ratio),
-            "lambda_a": j(self.lam[0]), "lambda_b": j(self.lam[1]),
-            "verdict": self.verdict, "disadvantaged": _jsonable(self.disadvantaged),
-            "gold_labels_needed": j(self.gold_labels_needed),
-            "gold_labels_needed_labeled_only": j(self.gold_labels_needed_labeled_only),
-            "method": self.method, "labeled_method": self.labeled_method,
-            "guarantee": self.guarantee, "confidence_level": self.confidence_level,
-            "interval_level": self.interval_level, "rate_is_cost": self.rate_is_cost,
-            "note": self.note,
-        }
+        return gap_row_dict(
+            self, numbers,
+            sizes=[("rows_a", self.rows_a), ("rows_b", self.rows_b),
+                   ("labeled_a", self.labeled_a), ("labeled_b", self.labeled_b)],
+            intervals=[("lambda_a", self.lam[0]), ("lambda_b", self.lam[1])],
+            needed=[("gold_labels_needed", self.gold_labels_needed),
+                    ("gold_labels_needed_labeled_only", self.gold_labels_needed_labeled_only)],
+            method=[("labeled_method", self.labeled_method), ("guarantee", self.guarantee)])
 
 
 @dataclass(frozen=True)
@@ -448,16 +436,13 @@ class PPIAuditResult(ResultMethods):
         -------
         PPIAuditResult
         """
-        rho, control = recompute_settings(self, confidence_level, error_control)
-        rows = [c.inputs for c in self.comparisons]
-        if any(r is None for r in rows):
-            raise FairboundError("recompute: this result keeps no counts (built by hand); "
-                                 "run ppi_audit again", param="confidence_level")
-        comps, n_tests = _build(rows, confidence_level=rho, error_control=control,
-                                guaranteed=self.guaranteed, plan=self.planned,
-                                looks=self.looks)
-        return replace(self, comparisons=_with_inputs(comps, rows), confidence_level=rho,
-                       error_control=control, n_tests=n_tests)
+        return recompute_rows(
+            self, confidence_level, error_control,
+            lambda rows, rho, control: _build(rows, confidence_level=rho,
+                                              error_control=control,
+                                              guaranteed=self.guaranteed, plan=self.planned,
+                                              looks=self.looks),
+            kept="counts", audit="ppi_audit")
 
     def summary(self) -> list[str]:
         """Plain-language sentences, gaps found first (the report's wording)."""
@@ -504,11 +489,6 @@ class PPIAuditResult(ResultMethods):
         from fairbound.report.ppi_report import write_ppi_report
 
         return write_ppi_report(self, path, title=title)
-
-
-def _with_inputs(comps, rows) -> tuple[PPIComparison, ...]:
-    """The comparisons with the counts each was computed from (in the order of ``rows``)."""
-    return tuple(replace(c, inputs=r) for c, r in zip(comps, rows, strict=True))
 
 
 # --------------------------------------------------------------------------- arithmetic
@@ -852,19 +832,11 @@ def _build(rows: Sequence[_Row], *, confidence_level, error_control, guaranteed,
 
 
 def _resolve_metrics(metrics) -> tuple:
-    if metrics is None:
-        metrics = list(DEFAULT_PPI_METRICS)
-    out = get_metrics(metrics)
-    for mm in out:
-        if not mm.components or any(c.name not in _KINDS for c in mm.components):
-            supported = ", ".join(("demographic_parity", "equal_opportunity",
-                                   "false_positive_rate", "false_negative_rate",
-                                   "equalized_odds", "predictive_parity", "accuracy_parity"))
-            raise FairboundError(f"metric {mm.name!r} is not supported by a prediction-"
-                                 f"powered audit; use one of {supported}", param="metric")
-    if not out:
-        raise FairboundError("metrics: nothing to audit", param="metrics")
-    return tuple(out)
+    supported = ", ".join(("demographic_parity", "equal_opportunity", "false_positive_rate",
+                           "false_negative_rate", "equalized_odds", "predictive_parity",
+                           "accuracy_parity"))
+    return supported_metrics(metrics, DEFAULT_PPI_METRICS, _KINDS,
+                             audit="a prediction-powered audit", hint=f"use one of {supported}")
 
 
 def _group_checks(table) -> tuple[tuple[GroupCheck, ...], list[str]]:
@@ -1009,9 +981,7 @@ def ppi_audit_counts(table, *, metrics=None, comparison: str = "pairwise", refer
     from fairbound.stats.ppi import PPICounts
 
     metric_objs = _resolve_metrics(metrics)
-    if reference is not None and comparison == "pairwise":
-        comparison = "vs-reference"
-    comparison = check_comparison(comparison)
+    comparison = check_comparison(comparison, reference)
     rho = check_confidence_level(confidence_level)
     error_control = check_error_control(error_control)
     guaranteed = check_bool(guaranteed, "guaranteed")
@@ -1111,7 +1081,7 @@ def ppi_audit_counts(table, *, metrics=None, comparison: str = "pairwise", refer
         notes.append("gold labels needed are planned for the asymptotic PPI++ and "
                      "labeled-only intervals (no planner for the guaranteed ones)")
     return PPIAuditResult(
-        comparisons=_with_inputs(comps, rows), groups=checks, n_rows=int(table.n_rows),
+        comparisons=with_inputs(comps, rows), groups=checks, n_rows=int(table.n_rows),
         excluded=dict(table.excluded), engine=table.engine, source=table.source,
         columns=dict(table.columns), classes=tuple(table.classes),
         metrics=tuple(mm.name for mm in metric_objs), comparison=comparison,

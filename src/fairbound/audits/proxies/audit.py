@@ -34,14 +34,14 @@ from __future__ import annotations
 import datetime as _dt
 import math
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-from fairbound.audits.contract import ResultMethods
+from fairbound.audits.contract import ResultMethods, gap_row_dict, kept_interval
 from fairbound.audits.contract import json_value as _jsonable
-from fairbound.audits.control import controlled_rows
+from fairbound.audits.control import controlled_rows, recompute_rows, with_inputs
 from fairbound.audits.pairing import (
     REST,
     check_comparison,
@@ -62,7 +62,7 @@ from fairbound.audits.verdicts import (
     verdict_counts,
 )
 from fairbound.errors import FairboundError
-from fairbound.metrics import check_favourable, get_metrics, oriented
+from fairbound.metrics import check_favourable, oriented, supported_metrics
 from fairbound.stats.base import ConfidenceInterval, NotEstimable, check_confidence_level
 
 SCHEMA = "fairbound.proxy_audit/1"
@@ -197,15 +197,9 @@ class ProxyComparison:
         >>> tuple(r.confidence_interval())
         (0.0, 0.2)
         """
-        if confidence_level is None:
-            return ConfidenceInterval(self.low, self.high)
-        rho = check_confidence_level(confidence_level)
-        if self.inputs is None:
-            raise FairboundError("confidence_level: this comparison keeps no statistics "
-                                 "(built by hand), so its interval cannot be recomputed; "
-                                 "run proxy_audit again", param="confidence_level")
-        c = _compare(self.inputs, rho, rho, False)
-        return ConfidenceInterval(c.low, c.high)
+        return kept_interval(self, confidence_level,
+                             lambda inputs, rho: _compare(inputs, rho, rho, False),
+                             kept="statistics", audit="proxy_audit")
 
     @property
     def estimable(self) -> bool:
@@ -225,26 +219,14 @@ class ProxyComparison:
 
     def to_dict(self, *, numbers: bool = False) -> dict:
         """Plain dictionary, JSON-ready (``numbers=True``: floats kept, NaN and inf too)."""
-        j = (lambda v: v.item() if isinstance(v, np.generic) else v) if numbers \
-            else _jsonable
-        return {
-            "metric": self.metric, "component": self.component, "rate": self.rate,
-            "group_a": _jsonable(self.group_a), "group_b": _jsonable(self.group_b),
-            "mode": self.mode, "rate_a": j(self.rate_a), "rate_b": j(self.rate_b),
-            "gap": j(self.estimate), "low": j(self.low), "high": j(self.high),
-            "labeled_gap": j(self.labeled_estimate), "labeled_low": j(self.labeled_low),
-            "labeled_high": j(self.labeled_high), "width_ratio": j(self.width_ratio),
-            "identified_low": j(self.identified_low),
-            "identified_high": j(self.identified_high),
-            "weighted_gap": j(self.weighted_estimate), "lambda": j(self.lam),
-            "verdict": self.verdict, "disadvantaged": _jsonable(self.disadvantaged),
-            "annotated_needed": j(self.annotated_needed),
-            "annotated_needed_labeled_only": j(self.annotated_needed_labeled_only),
-            "method": self.method, "sharp": self.sharp,
-            "confidence_level": self.confidence_level,
-            "interval_level": self.interval_level, "rate_is_cost": self.rate_is_cost,
-            "note": self.note,
-        }
+        return gap_row_dict(
+            self, numbers, sizes=[("mode", self.mode)],
+            intervals=[("identified_low", self.identified_low),
+                       ("identified_high", self.identified_high),
+                       ("weighted_gap", self.weighted_estimate), ("lambda", self.lam)],
+            needed=[("annotated_needed", self.annotated_needed),
+                    ("annotated_needed_labeled_only", self.annotated_needed_labeled_only)],
+            method=[("sharp", self.sharp)])
 
 
 @dataclass(frozen=True)
@@ -388,17 +370,11 @@ class ProxyAuditResult(ResultMethods):
         -------
         ProxyAuditResult
         """
-        rho = check_confidence_level(self.confidence_level if confidence_level is None
-                                     else confidence_level)
-        control = self.error_control if error_control is None else \
-            check_error_control(error_control)
-        rows = [c.inputs for c in self.comparisons]
-        if any(r is None for r in rows):
-            raise FairboundError("recompute: this result keeps no statistics (built by "
-                                 "hand); run proxy_audit again", param="confidence_level")
-        comps, n_tests = _build(rows, confidence_level=rho, error_control=control)
-        return replace(self, comparisons=_with_inputs(comps, rows), confidence_level=rho,
-                       error_control=control, n_tests=n_tests)
+        return recompute_rows(
+            self, confidence_level, error_control,
+            lambda rows, rho, control: _build(rows, confidence_level=rho,
+                                              error_control=control),
+            kept="statistics", audit="proxy_audit")
 
     def summary(self) -> list[str]:
         """Plain-language sentences, gaps found first."""
@@ -432,10 +408,6 @@ class ProxyAuditResult(ResultMethods):
         from fairbound.report.proxies_report import write_proxy_report
 
         return write_proxy_report(self, path, title=title)
-
-
-def _with_inputs(comps, rows) -> tuple[ProxyComparison, ...]:
-    return tuple(replace(c, inputs=r) for c, r in zip(comps, rows, strict=True))
 
 
 # --------------------------------------------------------------------------- building
@@ -548,15 +520,10 @@ def _build(rows: Sequence[_Row], *, confidence_level, error_control):
 
 
 def _resolve_metrics(metrics) -> tuple:
-    out = get_metrics(list(DEFAULT_PROXY_METRICS) if metrics is None else metrics)
-    for mm in out:
-        if not mm.components or any(c.name not in _SUPPORTED for c in mm.components):
-            raise FairboundError(f"metric {mm.name!r} is not supported by a proxy-group "
-                                 "audit (it needs a rate of label and prediction); use e.g. "
-                                 f"{', '.join(DEFAULT_PROXY_METRICS)}", param="metric")
-    if not out:
-        raise FairboundError("metrics: nothing to audit", param="metrics")
-    return tuple(out)
+    return supported_metrics(
+        metrics, DEFAULT_PROXY_METRICS, _SUPPORTED,
+        audit="a proxy-group audit (it needs a rate of label and prediction)",
+        hint=f"use e.g. {', '.join(DEFAULT_PROXY_METRICS)}")
 
 
 def proxy_audit_statistics(table, *, metrics=None, comparison: str = "pairwise",
@@ -578,9 +545,7 @@ def proxy_audit_statistics(table, *, metrics=None, comparison: str = "pairwise",
     from fairbound.stats.proxy_groups import ProxyMoments, calibration
 
     metric_objs = _resolve_metrics(metrics)
-    if reference is not None and comparison == "pairwise":
-        comparison = "vs-reference"
-    comparison = check_comparison(comparison)
+    comparison = check_comparison(comparison, reference)
     rho = check_confidence_level(confidence_level)
     error_control = check_error_control(error_control)
     favourable = check_favourable(favourable)
@@ -669,7 +634,7 @@ def proxy_audit_statistics(table, *, metrics=None, comparison: str = "pairwise",
                  "outcome and the group are dependent given the proxies (Chen et al. 2019); "
                  "shown for comparison, never the answer")
     return ProxyAuditResult(
-        comparisons=_with_inputs(comps, rows), groups=tuple(checks), mode=mode,
+        comparisons=with_inputs(comps, rows), groups=tuple(checks), mode=mode,
         n_rows=int(table.n_rows), n_annotated=int(m.n_labeled),
         n_cells=0 if table.cell_counts is None else int(len(table.cell_counts)),
         excluded=dict(table.excluded), engine=table.engine, source=table.source,

@@ -33,8 +33,8 @@ from typing import Any
 
 import numpy as np
 
-from fairbound._validate import check_choice, check_columns
-from fairbound.audits.contract import JsonMethod
+from fairbound._validate import check_choice, check_columns, check_where
+from fairbound.audits.contract import IntervalsMethod, JsonMethod
 from fairbound.audits.control import (  # noqa: F401
     ERROR_CONTROLS,
     SHORT_NAMES,
@@ -237,8 +237,31 @@ class ImpactRatio:
                 "required_n": _clean(self.required_n), "note": self.note}
 
 
+class _RatioOutputs(JsonMethod, IntervalsMethod):
+    """The methods an impact-ratio result and a Local Law 144 audit share: a mix-in.
+
+    ``to_json``; ``confidence_interval`` (every row's interval in the order of
+    ``comparisons``; a level recomputes every category at it under its error control);
+    ``plot`` and ``report``.
+    """
+
+    __slots__ = ()
+
+    def plot(self, **options):
+        """Forest plot of the impact ratios with the threshold line (needs matplotlib)."""
+        from fairbound.viz.ratios import plot_impact_ratios
+
+        return plot_impact_ratios(self, **options)
+
+    def report(self, path, *, title: str | None = None):
+        """Write the bias-audit HTML report (:mod:`fairbound.report.ll144`)."""
+        from fairbound.report.ll144 import write_ll144_report
+
+        return write_ll144_report(self, path, title=title)
+
+
 @dataclass(frozen=True)
-class ImpactRatioResult(JsonMethod):
+class ImpactRatioResult(_RatioOutputs):
     """Impact ratios of one category (a group column or an intersection), with verdicts.
 
     Attributes
@@ -375,20 +398,6 @@ class ImpactRatioResult(JsonMethod):
         """
         return _select(self.ratios, verdict=verdict, group=group)
 
-    def confidence_interval(self, confidence_level: float | None = None):
-        """Every row's interval, as arrays in the order of ``ratios``.
-
-        ``None`` (default): the intervals shown.  A level: the category recomputed at that
-        level under its error control (see :meth:`recompute`).
-
-        Returns
-        -------
-        ConfidenceInterval
-        """
-        from fairbound.audits.contract import result_intervals
-
-        return result_intervals(self, confidence_level)
-
     def recompute(self, *, confidence_level: float | None = None,
                   error_control: str | None = None, threshold: float | None = None,
                   method: str | None = None) -> ImpactRatioResult:
@@ -464,21 +473,10 @@ class ImpactRatioResult(JsonMethod):
             "ratios": [r.to_dict() for r in self.ratios],
         }
 
-    def plot(self, **options):
-        """Forest plot of the impact ratios with the threshold line (needs matplotlib)."""
-        from fairbound.viz.ratios import plot_impact_ratios
-
-        return plot_impact_ratios(self, **options)
-
-    def report(self, path, *, title: str | None = None):
-        """Write the bias-audit HTML report (:mod:`fairbound.report.ll144`)."""
-        from fairbound.report.ll144 import write_ll144_report
-
-        return write_ll144_report(self, path, title=title)
 
 
 @dataclass(frozen=True)
-class LL144Audit(JsonMethod):
+class LL144Audit(_RatioOutputs):
     """A bias audit in the Local Law 144 layout: one :class:`ImpactRatioResult` per category.
 
     Attributes
@@ -531,19 +529,6 @@ class LL144Audit(JsonMethod):
                                      param="category")
         return _select([r for c in cats for r in c.ratios], verdict=verdict, group=group)
 
-    def confidence_interval(self, confidence_level: float | None = None):
-        """Every row's interval, as arrays in the order of ``comparisons``.
-
-        A level recomputes every category at it (see :meth:`recompute`).
-
-        Returns
-        -------
-        ConfidenceInterval
-        """
-        from fairbound.audits.contract import result_intervals
-
-        return result_intervals(self, confidence_level)
-
     def recompute(self, **changes) -> LL144Audit:
         """Every category recomputed (:meth:`ImpactRatioResult.recompute`), no data read.
 
@@ -580,17 +565,6 @@ class LL144Audit(JsonMethod):
             write_text_atomic(path, text)
         return text
 
-    def plot(self, **options):
-        """Forest plot of every category's impact ratios (needs matplotlib)."""
-        from fairbound.viz.ratios import plot_impact_ratios
-
-        return plot_impact_ratios(self, **options)
-
-    def report(self, path, *, title: str | None = None):
-        """Write the bias-audit HTML report (:mod:`fairbound.report.ll144`)."""
-        from fairbound.report.ll144 import write_ll144_report
-
-        return write_ll144_report(self, path, title=title)
 
 
 def _pct(level: float) -> str:
@@ -654,9 +628,7 @@ def _check_columns(group, label, prediction, where, score=None) -> tuple[str, ..
     if label is not None and not (isinstance(label, str) and label.strip()):
         raise FairboundError(f"label must be a column name or a SQL expression (text); got "
                              f"{label!r:.60}", param="label")
-    if where is not None and not isinstance(where, str):
-        raise FairboundError(f"where must be a SQL condition (text); got {where!r}",
-                             param="where")
+    check_where(where)
     return groups
 
 
