@@ -4,7 +4,9 @@ Generates (once) Parquet files under ``benchmarks/_data/`` with 4 groups of uneq
 a 0/1 label ``y`` (40 % positive) and a continuous probability score ``score`` (nearly every
 value distinct) whose separation and calibration differ by group, then, at every size:
 
-* **time**, in this process, alternating, ``--repeat`` times (medians):
+* **time**, in this process, alternating, ``--repeat`` times (medians of the wall time and
+  of the CPU time, ``time.process_time``: every thread of the process, the robust figure
+  on a shared machine, where waiting for a core inflates the wall time):
   ``fairbound.score_audit(path, group="g", label="y", score="score")`` with every default
   (``bins=None``: exact AUCs, DeLong intervals, calibration, three threshold sweeps per pair
   on the default grid of at most 1,000 thresholds, 6 pairs, 36 rows) against reading the
@@ -17,8 +19,9 @@ value distinct) whose separation and calibration differ by group, then, at every
 
       SELECT g, y, score, count(*) AS n FROM read_parquet(path) GROUP BY ALL
 
-Ratios are of numbers measured in the same run.  Targets (issue 26): time at most 2x the
-scikit-learn job, peak RSS at most 1.5x the bare DuckDB process.
+Ratios are of numbers measured in the same run; the load average is printed with them.
+Targets (issue 26): time at most 2x the scikit-learn job, peak RSS at most 1.5x the bare
+DuckDB process.
 
 Usage::
 
@@ -132,6 +135,14 @@ def machine() -> str:
     return f"{model}, {os.cpu_count()} cores{mem}"
 
 
+def load() -> str:
+    """The 1, 5 and 15-minute load averages (how busy the machine was), in words."""
+    try:
+        return " ".join(f"{x:.2f}" for x in os.getloadavg())
+    except OSError:  # pragma: no cover  (not on every platform)
+        return "unknown"
+
+
 def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--rows", default=",".join(str(n) for n in SIZES),
@@ -156,27 +167,33 @@ def main(argv=None) -> None:
         sizes.append(BIG)
     print(f"fairbound {fairbound.__version__}, duckdb {duckdb.__version__}, scikit-learn "
           f"{sklearn.__version__}, python {platform.python_version()}; {machine()}")
+    print(f"load average at start: {load()}")
     print("| rows | score_audit, every default (median s) | read + sklearn roc_auc_score "
-          "per group (median s) | ratio | max abs AUC difference | sweep thresholds |")
-    print("|---|---|---|---|---|---|")
+          "per group (median s) | ratio | CPU s (audit / sklearn) | CPU ratio "
+          "| max abs AUC difference | sweep thresholds |")
+    print("|---|---|---|---|---|---|---|---|")
     for rows in sizes:
         path = make_parquet(rows)
         run_bare(path)  # warm the page cache once for all
-        audit_t, sk_t = [], []
+        audit_t, sk_t, audit_c, sk_c = [], [], [], []
         for _ in range(args.repeat):
-            t = time.perf_counter()
+            t, c = time.perf_counter(), time.process_time()
             res = run_audit(path)
             audit_t.append(time.perf_counter() - t)
-            t = time.perf_counter()
+            audit_c.append(time.process_time() - c)
+            t, c = time.perf_counter(), time.process_time()
             ref = run_sklearn(path)
             sk_t.append(time.perf_counter() - t)
+            sk_c.append(time.process_time() - c)
         a, s = statistics.median(audit_t), statistics.median(sk_t)
+        ac, sc = statistics.median(audit_c), statistics.median(sk_c)
         diff = max(abs(res.group(g).auc.estimate - v) for g, v in ref.items())
         sweeps = sorted({len(c.sweep.thresholds) for c in res.comparisons
                          if c.sweep is not None})
-        print(f"| {rows:,} | {a:.3f} | {s:.3f} | {a / s:.2f}x | {diff:.1e} | "
-              f"{sweeps[0]}-{sweeps[-1]} |", flush=True)
+        print(f"| {rows:,} | {a:.3f} | {s:.3f} | {a / s:.2f}x | {ac:.3f} / {sc:.3f} | "
+              f"{ac / sc:.2f}x | {diff:.1e} | {sweeps[0]}-{sweeps[-1]} |", flush=True)
         del res
+    print(f"load average at the end of the timings: {load()}")
     if args.no_memory:
         return
     print()

@@ -343,27 +343,27 @@ def score_histograms(data, *, group, label: str, score: str, bins=None, pos_labe
     # the engine's table is no longer needed: free it before the per-group arrays are built
     del table, b_arr, cols
     _release_arrow_memory()
-    # each group's rows by ascending bin: one sort by bin, then a stable sort by group (a
-    # radix sort when the ids fit 16 bits), not a sort per group nor a pass per group
-    if all_kept:
-        kept = np.argsort(b_val)
-    else:
-        kept = np.flatnonzero(keep)
-        kept = kept[np.argsort(b_val[kept])]
+    # each group's rows by ascending bin: a stable sort by group (a radix sort when the ids
+    # fit 16 bits, not a pass per group), then a sort by bin within each group's rows
+    kept = None if all_kept else np.flatnonzero(keep)
     del keep
-    small = gid[kept].astype(np.int16 if len(keys) < 2**15 else np.int64)
-    by_group = kept[np.argsort(small, kind="stable")]
+    small = (gid if kept is None else gid[kept]).astype(np.int16 if len(keys) < 2**15
+                                                        else np.int64)
+    by_group = np.argsort(small, kind="stable")
+    if kept is not None:
+        by_group = kept[by_group]
+    # group j's rows follow those of the groups numbered below it
+    ends = np.cumsum(np.bincount(small, minlength=len(keys)))
     del kept, small
-    sorted_gid = gid[by_group]
-    starts = np.searchsorted(sorted_gid, present, side="left")
-    ends = np.searchsorted(sorted_gid, present, side="right")
-    del sorted_gid
-    span = {int(j): (int(a), int(b)) for j, a, b in zip(present, starts, ends, strict=True)}
+    span = {int(j): (int(ends[j - 1]) if j else 0, int(ends[j])) for j in present}
     cells = {}
     for j in ordered_ids:
         a, b = span[j]
-        rows = by_group[a:b]
-        cells[keys[j]] = _cell(b_val[rows], n[rows], is_pos[rows], s[rows], ss[rows], bins)
+        rows = by_group[a:b]  # ascending: the group's bins in one forward pass
+        bins_j = b_val[rows]
+        order = np.argsort(bins_j)
+        rows = rows[order]
+        cells[keys[j]] = _cell(bins_j[order], n[rows], is_pos[rows], s[rows], ss[rows], bins)
     return ScoreCounts(groups=ordered, cells=cells, exact=bins is None, binning=describe_bins(bins),
                        pos_label=positive, label_values=label_values, n_rows=n_rows,
                        excluded=dict(excluded), engine=engine, source=description,
@@ -382,11 +382,25 @@ def _release_arrow_memory() -> None:
 
 def _codes(table, names: list[str]) -> tuple[np.ndarray, list[tuple]]:
     """Row -> id of its combination of values in ``names``, and each combination's values."""
+    import pyarrow as pa
     import pyarrow.compute as pc
 
     rows = table.num_rows
     if rows == 0:
         return np.zeros(0, dtype=np.int64), []
+    if len(names) == 1:
+        column = table.column(names[0])
+        if (pa.types.is_integer(column.type) and not pa.types.is_uint64(column.type)
+                and not column.null_count):
+            # whole numbers (a 0/1 label): ids by counting from the smallest, no hashing
+            values = column.to_numpy().astype(np.int64)
+            low = int(values.min())
+            if int(values.max()) - low < 2**16:
+                values -= low
+                seen = np.flatnonzero(np.bincount(values))
+                remap = np.zeros(int(seen[-1]) + 1, dtype=np.int64)
+                remap[seen] = np.arange(len(seen))
+                return remap[values], [(low + int(v),) for v in seen]
     codes = []
     encoded = []
     for name in names:

@@ -190,6 +190,13 @@ def _per_bin(x, name: str, n: int, not_numbers: str) -> np.ndarray:
 
 
 def _as_counts(x, name: str, n: int) -> np.ndarray:
+    """``x`` as a fresh int64 array of counts, one per bin; errors name ``name``."""
+    if isinstance(x, np.ndarray) and x.dtype.kind in "iu" and x.ndim == 1 and len(x) == n:
+        # whole numbers already (an engine's counts): only the sign to check, no float copy
+        if x.dtype.kind == "i" and n and x.min() < 0:
+            raise FairboundError(f"{name}: counts must be non-negative whole numbers; got "
+                                 f"{float(x[x < 0][0])!r}", param=name)
+        return x.astype(np.int64)
     arr = _per_bin(x, name, n, "counts must be numbers")
     bad = ~np.isfinite(arr) | (arr < 0) | (arr != np.round(arr))
     if bad.any():
@@ -283,10 +290,11 @@ class ScoreHistogram:
         sums = [_as_sums(self.score_sum, "score_sum", n),
                 _as_sums(self.pos_score_sum, "pos_score_sum", n),
                 _as_sums(self.score_sq_sum, "score_sq_sum", n)]
-        if exact:
+        if exact and any(s is None for s in sums):
             count = (pos + neg).astype(float)
-            computed = [values * count, values * pos, values * values * count]
-            sums = [c if s is None else s for s, c in zip(sums, computed, strict=True)]
+            computed = [lambda: values * count, lambda: values * pos,
+                        lambda: values * values * count]
+            sums = [c() if s is None else s for s, c in zip(sums, computed, strict=True)]
         object.__setattr__(self, "values", values)
         object.__setattr__(self, "pos", pos)
         object.__setattr__(self, "neg", neg)
@@ -473,7 +481,12 @@ class ScoreHistogram:
         # a binned histogram's lower ends are edges of a grid: one that falls a rounding
         # error short of a new edge (30 / 100 against 0.30000000000000004) starts there
         start = self.values if self.exact else self.values + tol
-        j = np.clip(np.searchsorted(e, start, side="right") - 1, 0, len(e) - 2)
+        # the values ascend: where each edge falls among them places every value at once
+        # (the same bins as searching each value among the edges, in one pass)
+        cut = np.searchsorted(start, e, side="left")
+        above = np.repeat(np.arange(len(e) + 1),
+                          np.diff(np.concatenate(([0], cut, [len(start)]))))
+        j = np.clip(above - 1, 0, len(e) - 2)
         if not self.exact and np.any(upper > e[j + 1] + tol):
             i = int(np.flatnonzero(upper > e[j + 1] + tol)[0])
             raise FairboundError(f"edges: the histogram's bin [{float(self.values[i])!r}, "
@@ -481,17 +494,23 @@ class ScoreHistogram:
                                  f"{float(e[j[i] + 1])!r}; give edges that the histogram's "
                                  "bins nest in", param="edges")
         nonempty = self.counts > 0
-        jn = j[nonempty]
+        every = bool(nonempty.all())  # (an engine's histogram: no empty bin to drop)
+        jn = j if every else j[nonempty]
         # the new bins holding examples, ascending; each sum in input order per bin (the
         # same sums as merging through np.unique's inverse), without sorting
         width = len(e) - 1
         codes = np.flatnonzero(np.bincount(jn, minlength=width))
+        # ``jn`` ascends: each new bin's old bins are one run, whose counts add exactly
+        runs = np.searchsorted(jn, codes, side="left")
 
         def merge(x):
-            return np.bincount(jn, weights=x[nonempty], minlength=width)[codes]
+            return np.bincount(jn, weights=x if every else x[nonempty], minlength=width)[codes]
 
-        return ScoreHistogram(values=e[codes], pos=np.round(merge(self.pos)).astype(np.int64),
-                              neg=np.round(merge(self.neg)).astype(np.int64), upper=e[codes + 1],
+        def count(x):
+            return np.add.reduceat(x if every else x[nonempty], runs).astype(np.int64)
+
+        return ScoreHistogram(values=e[codes], pos=count(self.pos),
+                              neg=count(self.neg), upper=e[codes + 1],
                               score_sum=merge(self.score_sum),
                               pos_score_sum=merge(self.pos_score_sum),
                               score_sq_sum=merge(self.score_sq_sum), exact=False,

@@ -112,6 +112,11 @@ def _tail_at(h: ScoreHistogram, rate: str, idx: np.ndarray) -> np.ndarray:
     return total - below
 
 
+def _rate_total(h: ScoreHistogram, rate: str) -> int:
+    """The rate's denominator: positives, negatives or all examples (counted once)."""
+    return h.n_pos if rate == "tpr" else h.n_neg if rate == "fpr" else h.n
+
+
 def _rate_counts(h: ScoreHistogram, rate: str) -> np.ndarray:
     if rate == "tpr":
         return h.pos
@@ -258,7 +263,7 @@ def threshold_sweep(h_a: ScoreHistogram, h_b: ScoreHistogram, *,
         raise FairboundError(f"h_b: the groups are binned differently ({h_a.binning!r} and "
                              f"{h_b.binning!r})", param="h_b")
     ca, cb = _rate_counts(h_a, rate), _rate_counts(h_b, rate)
-    n_a, n_b = int(ca.sum()), int(cb.sum())
+    n_a, n_b = _rate_total(h_a, rate), _rate_total(h_b, rate)
     if n_a == 0 or n_b == 0:
         who = "h_a" if n_a == 0 else "h_b"
         what = {"tpr": "positive examples", "fpr": "negative examples",
