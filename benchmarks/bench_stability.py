@@ -34,6 +34,8 @@ def main() -> None:
     ap.add_argument("--kill-at", type=float, default=0.5,
                     help="share of runs after which the study is killed (0: no kill)")
     ap.add_argument("--report", type=Path, default=None)
+    ap.add_argument("--method", default="auto",
+                    help="single-run interval method (docs/stability.md: agresti-caffo)")
     ap.add_argument("--json", type=Path, default=None, help="write the numbers here")
     args = ap.parse_args()
 
@@ -44,7 +46,7 @@ def main() -> None:
     total = len(sizes) * args.repeats
     cmd = [sys.executable, "-m", "fairbound", "stability", "run", "tweets", "--store",
            str(store), "--sizes", args.sizes, "--repeats", str(args.repeats), "--jobs",
-           str(args.jobs), "--no-progress"]
+           str(args.jobs), "--method", args.method, "--no-progress"]
     rs = RunStore(store)
     before = len(rs.done())
     t0 = time.perf_counter()

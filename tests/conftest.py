@@ -43,6 +43,7 @@ def preds() -> pd.DataFrame:
 #: entry is a node id prefix (every parameter of a test at once).  A test that grows past
 #: 1 s joins the list; one that gets faster may leave it.
 LONG = (
+    "tests/stats/test_exact_special.py::test_a_large_table_skips_the_package_and_a_later",
     "tests/audits/disagreement/test_audit.py::test_tweets_by_dialect",
     "tests/audits/gaps/test_audit.py::test_compas_harmful_positive",
     "tests/audits/gaps/test_audit.py::test_intersectional_groups",
@@ -59,6 +60,9 @@ LONG = (
     "tests/audits/scores/test_audit.py::test_cli_json_html_and_csv",
     "tests/audits/scores/test_audit.py::test_null_family_wise_false_claims_fast",
     "tests/cli/test_defaults.py::test_report_with_data_gives_the_audits_intervals",
+    "tests/docs/test_build_examples.py::test_example_texts_match_a_fresh_build",
+    "tests/docs/test_regenerate.py::test_every_marked_output_is_what_the_tool_prints_now",
+    "tests/docs/test_regenerate.py::test_long_blocks_chains_head_prompt_and_the_pages_python",
     "tests/docs/test_regenerate.py::test_the_check_fails_on_a_changed_output_and_an_unsupported_number",
     "tests/engines/test_duckdb_engine.py::test_cli_where_and_engine",
     "tests/engines/test_parity.py::test_same_intervals_from_every_engine",

@@ -11,7 +11,8 @@ from fairbound.audits.gaps.build import audit
 
 @pytest.mark.parametrize("module, function", [("audit", "audit_command"),
                                               ("report", "report_command"),
-                                              ("examples", "adult_command")])
+                                              ("examples", "adult_command"),
+                                              ("stability", "run_command")])
 def test_default_method_is_the_audits(module, function):
     """Issue 27 item 5: the same flags give the same intervals in every command."""
     import importlib

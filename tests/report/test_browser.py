@@ -141,7 +141,8 @@ def test_stability_and_nli_reports_load_offline(browser, study, nli_results, kin
 
 
 # ------------------------------------------------------------------ answers first, any width
-KINDS = ["audit", "ppi", "impact", "scores", "stability", "nli"]
+KINDS = ["audit", "ppi", "impact", "scores", "stability", "nli", "proxies", "proxy-bounds",
+         "discover"]
 #: Smallest label in a figure on a 390 px phone, CSS px (labels were ~4 px before the
 #: figures were drawn again for narrow screens).
 MIN_LABEL_PX = 6.5
@@ -199,6 +200,33 @@ def page_of(request, tmp_path_factory, adult_audits):
                        "scores": lambda: score_audit(scores, group="g", label="y",
                                                      score="s")}[kind]()
                 res.report(path)
+            elif kind in ("proxies", "proxy-bounds"):
+                from fairbound.audits.proxies.audit import proxy_audit
+                from fairbound.audits.proxies.simulate import simulate_proxy_data
+
+                annotated = 400 if kind == "proxies" else 0  # prediction-powered, bounds
+                df = simulate_proxy_data(3000, annotated=annotated, gap=0.1, cells=30, seed=2)
+                proxy_audit(df if annotated else df.drop(columns=["group"]),
+                            group_probabilities={"a": "p_a", "b": "p_b"}, label="y",
+                            prediction="pred", group="group" if annotated else None,
+                            cell=None if annotated else "cell",
+                            metrics=["demographic_parity", "equal_opportunity"]).report(path)
+            elif kind == "discover":
+                import numpy as np
+                import pandas as pd
+
+                from fairbound.audits.discover import discover
+
+                rng = np.random.default_rng(0)
+                n = 4000
+                df = pd.DataFrame({"sex": rng.choice(["F", "M"], n),
+                                   "region": rng.choice(["N", "S", "E", "W"], n),
+                                   "age": rng.normal(40, 12, n).round(1),
+                                   "y": rng.integers(0, 2, n)})
+                bad = (df.sex == "F") & (df.region == "S")  # a planted harmed slice
+                wrong = rng.random(n) < np.where(bad, 0.35, 0.1)
+                df["p"] = np.where(wrong, 1 - df.y, df.y)
+                discover(df, ["sex", "region", "age"], label="y", prediction="p").report(path)
             elif kind == "stability":
                 from fairbound.report import write_stability_report
 
@@ -254,6 +282,27 @@ def test_audit_first_screen_holds_verdicts_and_forest_plot(browser, page_of):
       return [y('[data-verdict]'), y('main img'), y('#audit-1-what'), y('#audit-1-methods')];
     })()""")
     assert order == sorted(order)
+
+
+def test_stability_report_answers_first(browser, page_of):
+    """Issue 27: the stability page opens with its findings; the set-up comes after."""
+    from .browser import layout
+
+    page = layout(browser, page_of("stability"), width=1280, height=800)
+    assert page["verdict_top"] + 40 <= 800
+    # a finding about a pair, its metric named in full, not a caution or the set-up
+    assert page["verdict_text"].startswith("Amer-Indian-Eskimo vs White: At n = 4,000, the ")
+    assert "demographic_parity" in page["verdict_text"]
+    order = browser.evaluate("""(() => {
+      const y = e => e.getBoundingClientRect().top;
+      const h3 = [...document.querySelectorAll('h3')];
+      const what = h3.find(h => h.innerText === 'What was studied');
+      const caution = document.querySelector('ul.findings li.warn');
+      return [y(caution), y(document.querySelector('[data-verdict]')), y(what),
+              y(document.querySelector('main img'))];
+    })()""")
+    assert order == sorted(order)   # few-runs caution, first finding, set-up, figures
+    assert all(f["alt"] for f in page["figures"])
 
 
 def test_audit_on_a_phone_reads_verdict_first(browser, page_of):

@@ -31,7 +31,7 @@ def test_stability_report_sections(study):
     assert "Tests between sample sizes" in html and "levene" in html
     assert page.all("script") == []
     text = " ".join(page.text)
-    assert "1,500, 4,000" in text and "agresti-caffo at 95%" in text
+    assert "1,500, 4,000" in text and "auto at 95%" in text  # the audit's default method
 
 
 def test_stability_report_numbers(study):

@@ -46,7 +46,8 @@ def test_evaluate_run_matches_hand_counts_and_the_core_interval():
     g = rng.choice(["f", "m"], n)
     y = rng.choice(["a", "b", "c"], n)
     p = np.where(rng.random(n) < 0.7, y, rng.choice(["a", "b", "c"], n))
-    scores, gaps = evaluate_run(y, p, g, classes=["a", "b", "c"], reference="m")
+    scores, gaps = evaluate_run(y, p, g, classes=["a", "b", "c"], reference="m",
+                                method="agresti-caffo")
     assert set(gaps["class"]) == {"a", "b", "c"}
     assert len(gaps) == 9
     for k in "abc":
@@ -84,7 +85,7 @@ def test_evaluate_run_agrees_with_a_direct_audit():
     _, gaps = evaluate_run(y, p, g, classes=[0, 1], metrics=["equal_opportunity"],
                            comparison="pairwise")
     res = audit(pd.DataFrame({"g": g, "y": y, "p": p}), group="g", label="y", prediction="p",
-                metrics="equal_opportunity", comparison="pairwise", method="agresti-caffo",
+                metrics="equal_opportunity", comparison="pairwise",  # the same default
                 error_control="none")  # a study reports each run's own intervals
     direct = {(c.group_a, c.group_b): c.rate_gap for c in res.comparisons}
     for _, r in gaps[gaps["class"] == "1"].iterrows():
@@ -160,6 +161,42 @@ def test_store_refuses_a_different_study(tmp_path):
         run_study(df, sizes=[100], n_repeats=1, store=tmp_path / "s", seed=1, **KW)
     with pytest.raises(FairboundError, match="different data_fingerprint"):
         run_study(df.iloc[:-1], sizes=[100], n_repeats=1, store=tmp_path / "s", **KW)
+
+
+def test_default_method_is_the_audits_and_old_stores_keep_theirs(tmp_path):
+    """Issue 27: every command's default method is the audit's (``auto``)."""
+    import inspect
+    import json
+
+    from fairbound.audits.gaps.build import audit as gap_audit
+
+    want = inspect.signature(gap_audit).parameters["method"].default
+    assert want == "auto"
+    for f in (evaluate_run, run_study):
+        assert inspect.signature(f).parameters["method"].default == want
+    rng = np.random.default_rng(4)
+    g, y = rng.choice(["f", "m"], 300), rng.integers(0, 2, 300)
+    p = np.where(rng.random(300) < 0.8, y, 1 - y)
+    _, gaps = evaluate_run(y, p, g, classes=[0, 1], metrics=["equal_opportunity"],
+                           reference="m")
+    res = audit(pd.DataFrame({"g": g, "y": y, "p": p}), group="g", label="y", prediction="p",
+                metrics="equal_opportunity", reference="m", error_control="none")
+    row = gaps[gaps["class"] == "1"].iloc[0]
+    assert (row["low"], row["high"]) == pytest.approx(res.comparisons[0].rate_gap[1:])
+    _, old = evaluate_run(y, p, g, classes=[0, 1], metrics=["equal_opportunity"],
+                          reference="m", method="agresti-caffo")
+    assert old["low"].iloc[1] != pytest.approx(row["low"])   # the two methods differ here
+    # a study stored with the old default loads, and resumes only with its own method
+    store = tmp_path / "s"
+    run_study(toy_text(), sizes=[100], n_repeats=1, store=store, method="agresti-caffo", **KW)
+    assert json.loads((store / "study.json").read_text())["method"] == "agresti-caffo"
+    assert load_study(store).config.method == "agresti-caffo"
+    with pytest.raises(FairboundError, match=r"different method \('agresti-caffo', now "
+                       r"'auto'\); resume it with method='agresti-caffo'"):
+        run_study(toy_text(), sizes=[100], n_repeats=2, store=store, **KW)
+    res2 = run_study(toy_text(), sizes=[100], n_repeats=2, store=store,
+                     method="agresti-caffo", **KW)
+    assert len(res2.runs) == 2 and res2.config.method == "agresti-caffo"
 
 
 KILL_SCRIPT = textwrap.dedent("""

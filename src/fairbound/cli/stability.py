@@ -124,8 +124,10 @@ def run_command(
     comparison: Annotated[str, typer.Option(help="pairwise | vs-rest | vs-reference")]
     = "vs-reference",
     reference: Annotated[str | None, typer.Option(help="Reference group (B side).")] = None,
-    method: Annotated[str, typer.Option(help="Single-run interval method.")]
-    = "agresti-caffo",
+    method: Annotated[str, typer.Option(
+        help="Single-run interval method (default: the audit's; a stored study resumes "
+             "only with its own).")]
+    = "auto",
     confidence: Annotated[float, typer.Option(help="Confidence level in (0, 1).")] = 0.95,
     seed: Annotated[int, typer.Option(help="Study seed.")] = 0,
     jobs: Annotated[int, typer.Option("--jobs", "-j", help="Parallel runs (-1: all cores).")]

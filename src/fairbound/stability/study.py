@@ -203,7 +203,8 @@ class RunStore:
                 raise FairboundError(
                     f"store: {str(self.root)!r} holds a study with a different {diff[0]} "
                     f"({old.to_dict()[diff[0]]!r}, now {config.to_dict()[diff[0]]!r}); "
-                    "use another store folder", param="store")
+                    f"resume it with {diff[0]}={old.to_dict()[diff[0]]!r} or use another "
+                    "store folder", param="store")
             sizes = tuple(sorted(set(old.sizes) | set(config.sizes)))
             keep = old.min_per_group if config.min_per_group is None else config.min_per_group
             config = StudyConfig.from_dict({**config.to_dict(), "sizes": sizes,
@@ -269,7 +270,7 @@ def evaluate_run(
     metrics: Sequence[str] = PAPER_METRICS,
     comparison: str = "vs-reference",
     reference: Any = None,
-    method: str = "agresti-caffo",
+    method: str = "auto",
     confidence_level: float = 0.95,
 ) -> tuple[dict, pd.DataFrame]:
     """Scores and per-class fairness gaps of one model's test predictions.
@@ -285,7 +286,8 @@ def evaluate_run(
         GP = P(y_hat = k | g); ``equal_opportunity``: TPR = P(y_hat = k | y = k, g);
         ``predictive_parity``: PP = P(y = k | y_hat = k, g)).
     comparison, reference, method, confidence_level
-        Passed to :func:`fairbound.audit`.
+        Passed to :func:`fairbound.audit`; ``method`` defaults to the audit's own
+        (``'auto'``), so a run's interval is the one ``fairbound audit`` gives.
 
     Returns
     -------
@@ -548,7 +550,7 @@ def run_study(
     metrics: Sequence[str] = PAPER_METRICS,
     comparison: str = "vs-reference",
     reference: Any = None,
-    method: str = "agresti-caffo",
+    method: str = "auto",
     confidence_level: float = 0.95,
     seed: int = 0,
     n_jobs: int = 1,
@@ -587,8 +589,11 @@ def run_study(
     metrics : sequence of str
         Audit metrics per class (default GP, TPR, PP).
     comparison, reference, method, confidence_level
-        Passed to :func:`fairbound.audit` for every run.  With ``vs-reference`` and no
-        ``reference``, the largest group of ``data`` is the reference of every run.
+        Passed to :func:`fairbound.audit` for every run (``method``: the audit's default,
+        ``'auto'``).  With ``vs-reference`` and no ``reference``, the largest group of
+        ``data`` is the reference of every run.  A stored study keeps the method it was run
+        with: it loads, summarises and reports with it, and is resumed by passing it again
+        (studies stored before the default became ``'auto'`` used ``'agresti-caffo'``).
     seed : int
         Study seed; each draw is seeded by ``(seed, size, repeat)``.
     n_jobs : int
