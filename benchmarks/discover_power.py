@@ -14,17 +14,28 @@ contradicts them (zero overlap: its true gap is negative).  Per cell we count
 * ``fwer``: data sets with any false flag (binomial test of "rate <= 5%" per cell),
 * ``power``: data sets where the planted slice itself is flagged,
 
-for ``fairbound`` (weighted Bonferroni by depth, the default), ``bonferroni`` (the same
-finite-sample bound, plain Bonferroni over every candidate) and, when installed,
+for ``fairbound`` (the default: Fisher's exact test, Tarone-weighted Bonferroni by depth),
+``bonferroni`` (the finite-sample Clopper-Pearson difference bound - the search's
+previous test - with plain Bonferroni over every candidate, ``alpha / M``),
+``bonferroni_exact`` (the same exact test as the default, plain Bonferroni ``alpha / M``),
+``depth_cp`` (the previous default: the bound, depth weights) and, when installed,
 ``sliceline`` (top 5 slices, no inference: "flagged" = reported), ``divexplorer``
 (itemsets with Welch ``t > 2`` and positive divergence, no multiplicity control) and
 ``fairaudit`` (Cherian & Candes' bootstrap lower bounds vs the population, ``B`` resamples;
 slow, so only at ``n <= --fairaudit-max-n``).
 
+``--fast`` draws each data set's sufficient statistics exactly (multinomial cell sizes,
+binomial errors per cell: the distribution of the counts of the rows ``make_data`` would
+build) and runs the search's statistical core on them (``decide``; the whole ``evaluate``
+on the first two data sets of each cell, asserted to flag the same slices), so
+``n = 200,000`` costs what ``n = 2,000`` does; peers need rows and are skipped there.
+
 Run::
 
     python benchmarks/discover_power.py --reps 200 --out discover_power.json
     python benchmarks/discover_power.py --quick            # a few reps, for a smoke test
+    python benchmarks/discover_power.py --fast --null-depth-once --reps 100 \
+        --c 0,3.5,4.5,6 --workers 2 --out discover_power_fast.json
 """
 
 from __future__ import annotations
@@ -71,11 +82,18 @@ def _truth(conds: dict, depth: int) -> str:
     return "overlap"
 
 
-def _ours(df: pd.DataFrame, depth: int) -> dict:
-    import fairbound
-    from fairbound.stats.slices import depth_weights, gap_lower_bound
+def _flags_of(res, depth: int) -> dict:
+    """Truth of the slices a :class:`DiscoverResult` flags (every flagged one is a row)."""
+    kinds = {_truth(dict(cond.split("=", 1) for cond in c.conditions), depth)
+             for c in res.comparisons if c.flagged}
+    return {"false": "false" in kinds, "power": "planted" in kinds,
+            "any_true": bool(kinds - {"false"})}
 
-    res = fairbound.discover(df, FEATURES, label="y", prediction="p", depth=3)
+
+def _baselines(res, depth: int) -> dict:
+    """Plain Bonferroni over every candidate, with the old bound and with the exact test."""
+    from fairbound.stats.slices import depth_weights, exact_harm_pvalue, gap_lower_bound
+
     st = res.state
     c = st.counts
     keys = c.keys[1:]
@@ -84,12 +102,22 @@ def _ours(df: pd.DataFrame, depth: int) -> dict:
     ok = (n_s > 0) & (N - n_s > 0)
     dep = (keys >= 0).sum(axis=1)
     m = res.n_candidates
+    with np.errstate(all="ignore"):
+        up = ok & (k_s / np.where(ok, n_s, 1) > (K - k_s) / np.where(ok, N - n_s, 1))
     out = {}
-    for name, miss in (("fairbound", 0.05 * depth_weights(dep, c.lattice)),
-                       ("bonferroni", np.full(len(n_s), 0.05 / m))):
-        lb = np.full(len(n_s), -1.0)
-        lb[ok] = gap_lower_bound(k_s[ok], n_s[ok], K - k_s[ok], N - n_s[ok], miss[ok])
-        flagged = np.flatnonzero(lb > 0)
+    pv = np.ones(len(n_s))
+    pv[up] = exact_harm_pvalue(k_s[up], n_s[up], K, N)
+    for name, rule in (
+            ("bonferroni", ("cp", np.full(len(n_s), 0.05 / m))),
+            ("bonferroni_exact", ("exact", np.full(len(n_s), 0.05 / m))),
+            ("depth_cp", ("cp", 0.05 * depth_weights(dep, c.lattice)))):
+        kind, miss = rule
+        if kind == "cp":
+            lb = np.full(len(n_s), -1.0)
+            lb[up] = gap_lower_bound(k_s[up], n_s[up], K - k_s[up], N - n_s[up], miss[up])
+            flagged = np.flatnonzero(lb > 0)
+        else:
+            flagged = np.flatnonzero(pv <= miss)
         kinds = set()
         for i in flagged:
             conds = {c.features[f].name: c.features[f].levels[code]
@@ -97,12 +125,147 @@ def _ours(df: pd.DataFrame, depth: int) -> dict:
             kinds.add(_truth(conds, depth))
         out[name] = {"false": "false" in kinds, "power": "planted" in kinds,
                      "any_true": bool(kinds - {"false"})}
-    assert out["fairbound"]["false"] + out["fairbound"]["power"] >= 0
-    assert res.n_flagged == int(np.sum(
-        gap_lower_bound(k_s[ok], n_s[ok], K - k_s[ok], N - n_s[ok],
-                        0.05 * depth_weights(dep, c.lattice)[ok]) > 0))
+    return out
+
+
+def _ours(df: pd.DataFrame, depth: int) -> dict:
+    import fairbound
+
+    res = fairbound.discover(df, FEATURES, label="y", prediction="p", depth=3)
+    return _score(res, depth)
+
+
+def _score(res, depth: int) -> dict:
+    out = _baselines(res, depth)
+    out["fairbound"] = _flags_of(res, depth)
     out["fairbound"]["n_flagged"] = res.n_flagged
-    out["candidates"] = m
+    out["candidates"] = res.n_candidates
+    out["testable"] = res.n_testable
+    return out
+
+
+_LATTICE: dict = {}
+
+
+def _lattice(n_feat: int, levels: int, depth: int):
+    """Every slice of up to ``depth`` of the features as (subset, keys) in the engine's order."""
+    got = _LATTICE.get((n_feat, levels, depth))
+    if got is None:
+        rows = [np.full(n_feat, -1)]
+        subsets = []
+        for d in range(1, depth + 1):
+            for sub in itertools.combinations(range(n_feat), d):
+                codes = np.array(list(itertools.product(range(levels), repeat=d)))
+                k = np.full((len(codes), n_feat), -1)
+                k[:, list(sub)] = codes
+                rows.append(k)
+                subsets.append(sub)
+        keys = np.vstack(rows)
+        dep = (keys >= 0).sum(axis=1)
+        order = np.lexsort(tuple(keys[:, j] for j in range(n_feat - 1, -1, -1)) + (dep,))
+        keys = keys[order]
+        # for each subset of features: the rows of its slices and their flat cell index
+        where = []
+        for sub in [()] + subsets:
+            rows_of = np.flatnonzero(np.all((keys >= 0) == np.isin(np.arange(n_feat),
+                                                                   sub), axis=1))
+            flat = np.zeros(len(rows_of), dtype=np.int64)
+            for j in sub:
+                flat = flat * levels + keys[rows_of, j]
+            where.append((sub, rows_of, flat))
+        got = _LATTICE[(n_feat, levels, depth)] = (keys, where)
+    return got
+
+
+def fast_state(n: int, depth: int, c: float, seed: int):
+    """The sufficient statistics :func:`fairbound.discover` would read from ``make_data``.
+
+    Cell sizes (one cell per combination of the 6 features' levels) are multinomial and the
+    errors in each cell binomial: exactly the distribution of the counts of ``make_data``'s
+    rows, drawn without building the rows.  Returns the ``_State`` that
+    :func:`fairbound.audits.discover.build.evaluate` takes (the public function's code after
+    its scan).
+    """
+    from fairbound.audits.discover.build import MAX_ROWS, _State
+    from fairbound.engines.discover import Feature, SliceCounts
+
+    rng = np.random.default_rng(seed)
+    F = len(FEATURES)
+    cells = rng.multinomial(n, np.full(LEVELS ** F, LEVELS ** -F)).reshape((LEVELS,) * F)
+    share = LEVELS ** -depth
+    delta = c * math.sqrt(BASE * (1 - BASE) / (n * share))
+    rate = np.full(cells.shape, BASE)
+    rate[(0,) * depth] = min(BASE + delta, 1.0)
+    err = rng.binomial(cells, rate)
+    keys, where = _lattice(F, LEVELS, 3)
+    support = np.empty(len(keys), dtype=np.int64)
+    kk = np.empty(len(keys), dtype=np.int64)
+    for sub, rows, flat in where:
+        other = tuple(j for j in range(F) if j not in sub)
+        support[rows] = cells.sum(axis=other).reshape(-1)[flat]
+        kk[rows] = err.sum(axis=other).reshape(-1)[flat]
+    floor = max(int(math.ceil(0.01 * n)), 1)
+    keep = (support >= floor)
+    keep[0] = True
+    keys, support, kk = keys[keep], support[keep], kk[keep]
+    dep = (keys >= 0).sum(axis=1)
+    feats = tuple(Feature(f, tuple(str(v) for v in range(LEVELS))) for f in FEATURES)
+    counts = SliceCounts(feats, keys, support, np.zeros((len(keys), 2, 2)), n, {},
+                         {d: int((dep == d).sum()) for d in range(1, 4)}, "simulated counts",
+                         "numpy", floor)
+    st = _State(counts=counts, metric="accuracy_parity", component="error_rate",
+                rate="error rate", rate_is_cost=True, favourable="positive",
+                comparison="complement", n_den=support.astype(float), k=kk.astype(float),
+                depth=3, max_rows=MAX_ROWS, columns={"features": list(FEATURES)},
+                index={tuple(x): j for j, x in enumerate(keys.tolist())})
+    return st, delta
+
+
+def _kinds(keys, flagged, depth: int) -> dict:
+    kinds = {_truth({FEATURES[f]: str(code) for f, code in enumerate(keys[i]) if code >= 0},
+                    depth) for i in np.flatnonzero(flagged)}
+    return {"false": "false" in kinds, "power": "planted" in kinds,
+            "any_true": bool(kinds - {"false"})}
+
+
+def run_fast(task) -> dict:
+    """One data set through the counts path (no rows, no DuckDB).
+
+    The default's verdicts come from :func:`fairbound.audits.discover.build.decide`, the
+    statistical core :func:`fairbound.discover` runs after its scan; on the first two data
+    sets of every cell the whole of ``evaluate`` runs too and must flag the same slices.
+    """
+    from fairbound.audits.discover.build import decide, evaluate
+    from fairbound.stats.slices import depth_weights, exact_harm_pvalue, gap_lower_bound
+
+    n, depth, c, rep = task[:4]
+    st, delta = fast_state(n, depth, c, seed=hash((n, depth, c, rep, 1)) % 2**32)
+    t = time.perf_counter()
+    keys = st.counts.keys[1:]
+    n_s, k_s, N, K = st.n_den[1:], st.k[1:], st.n_den[0], st.k[0]
+    dep = (keys >= 0).sum(axis=1)
+    dec = decide(n_s, k_s, N, K, dep, st.counts.lattice, confidence_level=0.95,
+                 error_control="family")
+    out = {"n": n, "depth": depth, "c": c, "delta": delta, "rep": rep,
+           "seconds": time.perf_counter() - t, "candidates": dec.m_total,
+           "testable": dec.m_t}
+    out["fairbound"] = _kinds(keys, dec.flagged, depth)
+    out["fairbound"]["n_flagged"] = dec.n_found
+    if rep < 2:
+        res = evaluate(st, confidence_level=0.95, error_control="family")
+        assert _flags_of(res, depth) == {k: v for k, v in out["fairbound"].items()
+                                         if k != "n_flagged"}
+        assert res.n_flagged == dec.n_found
+    m = dec.m_total
+    up = dec.estimable & (dec.est > 0)
+    pv = np.ones(len(n_s))
+    pv[up] = exact_harm_pvalue(k_s[up], n_s[up], K, N)
+    out["bonferroni_exact"] = _kinds(keys, pv <= 0.05 / m, depth)
+    for name, miss in (("bonferroni", np.full(len(n_s), 0.05 / m)),
+                       ("depth_cp", 0.05 * depth_weights(dep, st.counts.lattice))):
+        lb = np.full(len(n_s), -1.0)
+        lb[up] = gap_lower_bound(k_s[up], n_s[up], K - k_s[up], N - n_s[up], miss[up])
+        out[name] = _kinds(keys, lb > 0, depth)
     return out
 
 
@@ -188,15 +351,13 @@ def run_one(task) -> dict:
     df, delta = make_data(n, depth, c, seed=hash((n, depth, c, rep)) % 2**32)
     t = time.perf_counter()
     out = {"n": n, "depth": depth, "c": c, "delta": delta, "rep": rep}
-    ours = _ours(df, depth)
+    out.update(_ours(df, depth))
     out["seconds"] = time.perf_counter() - t
-    out["fairbound"], out["bonferroni"] = ours["fairbound"], ours["bonferroni"]
-    out["candidates"] = ours["candidates"]
     for name, fn in (("sliceline", _sliceline), ("divexplorer", _divexplorer),
                      ("fairaudit", lambda d, k: _fairaudit(d, k, B[0]))):
         if name not in peers or n > (fa_max_n if name == "fairaudit" else B[2]):
             continue
-        if name == "fairaudit" and rep >= B[1]:
+        if name == "fairaudit" and rep >= B[1] + B[3]:
             continue
         try:
             out[name] = fn(df, depth)
@@ -217,7 +378,8 @@ def summarise(results: list[dict]) -> list[dict]:
         row = {"n": n, "planted_depth": depth, "c": c, "delta": round(rs[0]["delta"], 4),
                "reps": len(rs), "candidates": int(np.median([r["candidates"] for r in rs])),
                "seconds_median": round(float(np.median([r["seconds"] for r in rs])), 3)}
-        for tool in ("fairbound", "bonferroni", "sliceline", "divexplorer", "fairaudit"):
+        for tool in ("fairbound", "bonferroni", "bonferroni_exact", "depth_cp", "sliceline",
+                     "divexplorer", "fairaudit"):
             got = [r[tool] for r in rs if r.get(tool) is not None]
             if not got:
                 continue
@@ -227,8 +389,11 @@ def summarise(results: list[dict]) -> list[dict]:
                                                     alternative="greater").pvalue, 4)
             row[f"{tool}_power"] = round(sum(g["power"] for g in got) / len(got), 3)
             row[f"{tool}_reps"] = len(got)
-        if row.get("bonferroni_power"):
-            row["power_ratio"] = round(row["fairbound_power"] / row["bonferroni_power"], 2)
+        if "testable" in rs[0]:
+            row["testable"] = int(np.median([r["testable"] for r in rs]))
+        for base, key in (("bonferroni", "ratio"), ("bonferroni_exact", "ratio_exact")):
+            if row.get(f"{base}_power"):
+                row[key] = round(row["fairbound_power"] / row[f"{base}_power"], 2)
         rows.append(row)
     return rows
 
@@ -239,6 +404,8 @@ def main() -> None:
     ap.add_argument("--depths", default="1,2,3")
     ap.add_argument("--c", default="0,3.5,5", help="planted effect in slice standard errors")
     ap.add_argument("--reps", type=int, default=200)
+    ap.add_argument("--rep-start", type=int, default=0,
+                    help="first data set number (to add data sets to an earlier run)")
     ap.add_argument("--peers", default="sliceline,divexplorer,fairaudit")
     ap.add_argument("--fairaudit-max-n", type=int, default=2000)
     ap.add_argument("--fairaudit-B", type=int, default=200)
@@ -247,6 +414,12 @@ def main() -> None:
     ap.add_argument("--raw", default=None, help="append each data set's result here (JSONL)")
     ap.add_argument("--workers", type=int, default=os.cpu_count())
     ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--null-depth-once", action="store_true",
+                    help="run c = 0 (null data) at the first planted depth only (the planted "
+                         "depth plays no part in null data)")
+    ap.add_argument("--fast", action="store_true",
+                    help="draw each data set's counts exactly (no rows, no peers) and run "
+                         "the search's evaluation on them")
     ap.add_argument("--out", default=None)
     a = ap.parse_args()
     if a.quick:
@@ -256,8 +429,10 @@ def main() -> None:
     cs = [float(x) for x in a.c.split(",")]
     peers = set(filter(None, a.peers.split(",")))
     tasks = [(n, d, c, r, peers, a.fairaudit_max_n,
-              (a.fairaudit_B, a.fairaudit_reps, a.peers_max_n))
-             for n, d, c in itertools.product(ns, depths, cs) for r in range(a.reps)]
+              (a.fairaudit_B, a.fairaudit_reps, a.peers_max_n, a.rep_start))
+             for n, d, c in itertools.product(ns, depths, cs)
+             for r in range(a.rep_start, a.rep_start + a.reps)
+             if not (a.null_depth_once and c == 0 and d != depths[0])]
     # interleaved, so that a run cut short still has some data sets in every cell
     order = np.random.default_rng(0).permutation(len(tasks))
     tasks = [tasks[i] for i in order]
@@ -265,7 +440,8 @@ def main() -> None:
     results = []
     raw = open(a.raw, "a") if a.raw else None
     with Pool(max(a.workers, 1)) as pool:
-        for r in pool.imap_unordered(run_one, tasks, chunksize=1):
+        for r in pool.imap_unordered(run_fast if a.fast else run_one, tasks,
+                                     chunksize=4 if a.fast else 1):
             results.append(r)
             if raw is not None:
                 raw.write(json.dumps(r) + "\n")

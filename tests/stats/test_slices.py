@@ -85,3 +85,71 @@ def test_required_n_is_where_the_scaled_bound_turns_positive():
     assert gap_lower_bound(round(9 * f), round(40 * f), round(100 * f), round(1000 * f),
                            0.05) <= 0
     assert required_total_n(2, 40, 100, 1000, 0.05) == np.inf
+
+
+# ----------------------------------------------------------------- the exact test, Tarone
+def test_exact_pvalue_matches_scipy_fisher_exact():
+    # reference implementation: scipy.stats.fisher_exact, one-sided "greater"
+    from scipy.stats import fisher_exact
+
+    from fairbound.stats.slices import exact_harm_pvalue
+
+    rng = np.random.default_rng(1)
+    for _ in range(30):
+        n_s, n_c = rng.integers(1, 80, 2)
+        k_s, k_c = rng.integers(0, n_s + 1), rng.integers(0, n_c + 1)
+        ref = fisher_exact([[k_s, n_s - k_s], [k_c, n_c - k_c]], alternative="greater").pvalue
+        got = exact_harm_pvalue(k_s, n_s, k_s + k_c, n_s + n_c)
+        assert got == pytest.approx(ref, rel=1e-9, abs=1e-15)
+
+
+def test_exact_pvalue_is_exact_under_the_null_at_small_n():
+    # P(p <= a) <= a for every a under the two-binomial null with equal rates (a small
+    # simulation: 4,000 tables of 12 vs 40 rows at rate 0.3)
+    from fairbound.stats.slices import exact_harm_pvalue
+
+    rng = np.random.default_rng(2)
+    k_s, k_c = rng.binomial(12, 0.3, 4000), rng.binomial(40, 0.3, 4000)
+    p = np.array([exact_harm_pvalue(a, 12, a + b, 52) for a, b in zip(k_s, k_c,
+                                                                       strict=True)])
+    for a in (0.01, 0.05, 0.2):
+        assert np.mean(p <= a) <= a + 3 * np.sqrt(a * (1 - a) / 4000)
+
+
+def test_minimum_and_refinement_pvalues_by_brute_force():
+    from math import comb, log
+
+    from fairbound.stats.slices import (
+        exact_harm_pvalue,
+        exact_min_log_pvalue,
+        exact_refinement_log_pvalue,
+    )
+
+    N, K = 60, 18
+    for n in (1, 5, 20, 30):
+        smallest = min(exact_harm_pvalue(k, n, K, N) for k in range(0, min(n, K) + 1))
+        assert float(exact_min_log_pvalue(n, K, N)) == pytest.approx(log(smallest))
+    for k in (1, 4, 9):
+        # every refinement (n_T >= k_T, k_T <= k) has a p-value at least the bound
+        best = min(exact_harm_pvalue(kt, nt, K, N) for kt in range(1, k + 1)
+                   for nt in range(kt, N))
+        bound = exact_refinement_log_pvalue(k, K, N)[0]
+        assert bound == pytest.approx(log(comb(K, k) / comb(N, k)))
+        assert bound <= log(best) + 1e-12
+    assert np.isinf(exact_min_log_pvalue(0, K, N))
+
+
+def test_tarone_weights_sum_to_one_over_the_testable_and_drop_the_rest():
+    import math
+
+    from fairbound.stats.slices import tarone_depth_weights
+
+    depths = [1] * 4 + [2] * 20
+    lmin = [-40.0] * 4 + [-40.0] * 5 + [math.log(0.01)] * 15   # 15 cannot reach 0.05/20
+    w, m = tarone_depth_weights(depths, lmin, 0.05)
+    assert m == 9 and w.sum() == pytest.approx(1.0)
+    assert np.all(w[9:] == 0) and np.allclose(w[:4], 1 / 8) and np.allclose(w[4:9], 1 / 10)
+    # every slice kept can reach its level; none dropped could at its first weight
+    assert np.all(np.exp(lmin[:9]) <= 0.05 * w[:9])
+    wf, mf = tarone_depth_weights(depths, lmin, 0.05, fdr=True)
+    assert mf >= m and wf.sum() == pytest.approx(1.0)

@@ -41,8 +41,10 @@ def print_discover(result, *, fmt: str = "table") -> None:
                       fmt_int(c.required_n))
     con.print(table)
     con.print("[dim]gap = slice rate - rate of the "
-              f"{d['comparison']}; one-sided intervals (the slice bears more cost when it "
-              "excludes 0); n needed: rows at these shares that would settle it.[/]")
+              f"{d['comparison']}; verdicts from Fisher's exact test (testable slices: "
+              f"{d['n_testable']:,}); one-sided intervals hold jointly (a "
+              "flagged slice's may still reach 0); n needed: rows at these shares at "
+              "which the test would flag it.[/]")
 
 
 def discover_command(
@@ -69,14 +71,15 @@ def discover_command(
         "--favourable", help="positive | negative (the positive prediction harms)")
     ] = "positive",
     error_control: Annotated[str, typer.Option(
-        "--error-control", help="family (no false flag, jointly) | fdr (weighted "
-        "Benjamini-Yekutieli) | none")] = "family",
+        "--error-control", help="family (no false flag, jointly: Fisher's exact test, "
+        "Tarone-weighted Bonferroni) | fdr (weighted Benjamini-Yekutieli) | none")] = "family",
     confidence: common.ConfidenceOpt = 0.95,
     pos_label: Annotated[str | None, typer.Option(
         "--pos-label", help="Positive class of label and prediction when not 0/1.")] = None,
     bins: Annotated[int, typer.Option(help="Quantile bins for numeric features.")] = 4,
     max_rows: Annotated[int, typer.Option("--max-rows",
                                           help="Slices shown besides the flagged ones.")] = 20,
+    engine: common.EngineOpt = "auto",
     fmt: common.FormatOpt = "table",
     json_out: common.JsonOut = None,
     html_out: common.HtmlOut = None,
@@ -92,7 +95,8 @@ def discover_command(
                       else _whole(min_support), max_candidates=max_candidates,
                       comparison=comparison, favourable=favourable,
                       error_control=error_control, confidence_level=confidence,
-                      pos_label=_label_value(pos_label), bins=bins, max_rows=max_rows)
+                      pos_label=_label_value(pos_label), bins=bins, max_rows=max_rows,
+                      engine=engine)
     common.write_outputs(inputs, ("--json", json_out, result.to_json),
                          ("--html", html_out, lambda: _html_report(result)))
     print_discover(result, fmt=fmt)

@@ -34,9 +34,9 @@ from fairbound.errors import FairboundError
 BIN_ABOVE = 10
 #: The missing-value level of a feature.
 MISSING = "(missing)"
-_NUMERIC_TYPE = re.compile(r"^(TINYINT|SMALLINT|INTEGER|BIGINT|HUGEINT|UTINYINT|USMALLINT|"
+_NUMERIC_TYPE = re.compile(r"^(TINYINT|SMALLINT|INT|INTEGER|BIGINT|HUGEINT|UTINYINT|USMALLINT|"
                            r"UINTEGER|UBIGINT|FLOAT|DOUBLE|REAL|DECIMAL.*)$", re.IGNORECASE)
-_BOOL_OR_NUMBER = re.compile(r"^(BOOLEAN|TINYINT|SMALLINT|INTEGER|BIGINT|HUGEINT|UTINYINT|"
+_BOOL_OR_NUMBER = re.compile(r"^(BOOLEAN|TINYINT|SMALLINT|INT|INTEGER|BIGINT|HUGEINT|UTINYINT|"
                              r"USMALLINT|UINTEGER|UBIGINT|FLOAT|DOUBLE|REAL|DECIMAL.*|"
                              r"\"?NULL\"?)$", re.IGNORECASE)
 
@@ -101,7 +101,8 @@ def _lit(value) -> str:
     return "'" + str(value).replace("'", "''") + "'"
 
 
-def _binary(term_sql: str, typ: str, pos_label, role: str, column: str) -> tuple[str, str]:
+def _binary(term_sql: str, typ: str, pos_label, role: str, column: str,
+            dialect: str = "duckdb") -> tuple[str, str]:
     """``(boolean SQL, SQL counting bad values)`` for a label or prediction term."""
     if pos_label is None:
         if not _BOOL_OR_NUMBER.match(typ.strip()):
@@ -112,7 +113,8 @@ def _binary(term_sql: str, typ: str, pos_label, role: str, column: str) -> tuple
         return f"({x} = 1)", f"count(*) FILTER (WHERE {x} IS NOT NULL AND {x} NOT IN (0, 1))"
     if _BOOL_OR_NUMBER.match(typ.strip()) and isinstance(pos_label, int | float | bool):
         return f"(CAST({term_sql} AS DOUBLE) = {_lit(float(pos_label))})", "0"
-    return f"(CAST({term_sql} AS VARCHAR) = {_lit(str(pos_label))})", "0"
+    text = "STRING" if dialect == "spark" else "VARCHAR"
+    return f"(CAST({term_sql} AS {text}) = {_lit(str(pos_label))})", "0"
 
 
 def _edges_of(values, bins) -> tuple:
@@ -192,25 +194,27 @@ def count_slices(data, *, features, label, prediction, pos_label, depth: int,
     >>> c.support.tolist(), c.confusion[0].tolist(), c.lattice
     ([100, 50, 50], [[0, 50], [0, 50]], {1: 2})
     """
-    import duckdb
-
-    from fairbound.engines.duckdb_engine import (
-        _fetch_dicts,
-        check_types,
-        open_source,
-        scan_errors,
-    )
-
-    if type(data).__module__.startswith("pyspark"):
-        raise FairboundError("data: discover reads files and in-memory frames with DuckDB; "
-                             "collect a Spark DataFrame to pandas or write it to Parquet "
-                             "first", param="data")
     # without a label the plan has no (label, prediction) pair: the prediction (and a label
     # given anyway, checked to exist) are read as extra terms
     extra = () if needs_label else ((("prediction", prediction),) +
                                     ((("label", label),) if label else ()))
     spec = AggregateSpec(group=tuple(features), label=label if needs_label else None,
                          prediction=prediction if needs_label else None, extra=extra)
+    args = dict(features=features, label=label, prediction=prediction, pos_label=pos_label,
+                depth=depth, min_support=min_support, max_candidates=max_candidates,
+                max_levels=max_levels, bins=bins, spec=spec)
+    if type(data).__module__.startswith("pyspark"):
+        from fairbound.engines.spark import open_spark
+
+        try:
+            with open_spark(data, spec) as (source, plan):
+                return _count(_SparkRunner(source), plan, **args)
+        except FairboundError as exc:
+            raise _rename(exc) from None
+    import duckdb
+
+    from fairbound.engines.duckdb_engine import check_types, open_source, scan_errors
+
     con = duckdb.connect(config={"autoinstall_known_extensions": False})
     try:
         with scan_errors(opening=True):
@@ -219,106 +223,170 @@ def count_slices(data, *, features, label, prediction, pos_label, depth: int,
             except FairboundError as exc:
                 raise _rename(exc) from None
             check_types(con, plan, source.columns, source.description)
-        types = {}
-        for i, t in enumerate(plan.group):
-            types[i] = con.execute(f"DESCRIBE SELECT {t.sql('duckdb')} AS x FROM src"
-                                   ).fetchall()[0][1]
-        # ---------------------------------------------------------------- 1. profile
-        bins_of = _bins_for(features, bins)
-        aggs = ["count(*) AS n"]
-        for i, t in enumerate(plan.group):
-            x = t.sql("duckdb")
-            aggs += [f"approx_count_distinct({x}) AS d{i}", f"count({x}) AS c{i}"]
-            spec_i = bins_of.get(features[i])
-            if _NUMERIC_TYPE.match(types[i]) and not isinstance(spec_i, tuple):
-                qs = [j / spec_i for j in range(1, spec_i)]
-                aggs.append(f"approx_quantile(CAST({x} AS DOUBLE), {qs!r}) AS q{i}")
-        y_sql, checks = "FALSE", []
-        if spec.label is not None:
-            ty = con.execute(f"DESCRIBE SELECT {plan.label.sql('duckdb')} AS x FROM src"
-                             ).fetchall()[0][1]
-            y_sql, bad_y = _binary(plan.label.sql("duckdb"), ty, pos_label, "label", label)
-            checks += [f"{bad_y} AS bad_y", f"count(*) FILTER (WHERE {y_sql}) AS py",
-                       f"count(*) FILTER (WHERE ({y_sql}) IS NULL) AS my"]
-        pterm = plan.prediction if plan.prediction is not None else plan.extra[0]
-        tp = con.execute(f"DESCRIBE SELECT {pterm.sql('duckdb')} AS x FROM src"
-                         ).fetchall()[0][1]
-        p_sql, bad_p = _binary(pterm.sql("duckdb"), tp, pos_label, "prediction", prediction)
-        checks += [f"{bad_p} AS bad_p", f"count(*) FILTER (WHERE {p_sql}) AS pp",
-                   f"count(*) FILTER (WHERE ({p_sql}) IS NULL) AS mp"]
-        aggs += checks
-        with scan_errors(source.description):
-            prof, _ = _fetch_dicts(con, f"SELECT {', '.join(aggs)} FROM src")
-        _check_labels(prof[0], label=spec.label, prediction=prediction, pos_label=pos_label)
-        prof = prof[0]
-        n_rows = int(prof["n"])
-        floor = int(math.ceil(min_support * n_rows)) if min_support < 1 else int(min_support)
-        floor = max(floor, 1)
-        exprs, feats, sizes = [], [], []
-        for i, t in enumerate(plan.group):
-            x = t.sql("duckdb")
-            name = features[i]
-            distinct = int(prof[f"d{i}"])
-            missing = n_rows - int(prof[f"c{i}"])
-            spec_i = bins_of.get(name)
-            numeric = bool(_NUMERIC_TYPE.match(types[i]))
-            if isinstance(spec_i, tuple) or (numeric and distinct > BIN_ABOVE):
-                edges = spec_i if isinstance(spec_i, tuple) else _edges_of(
-                    (_round_edge(v) for v in (prof.get(f"q{i}") or [])), spec_i)
-                if isinstance(spec_i, tuple) and not numeric:
-                    raise FairboundError(f"bins: column {name!r} holds {types[i]} values; bin "
-                                         "edges need numbers", param="bins")
-                exprs.append(_case(f"CAST({x} AS DOUBLE)", edges))
-                feats.append(Feature(name, _bin_labels(edges), edges, True))
-                sizes.append(len(edges) + 1 + (missing > 0))
-                continue
-            if distinct > max_levels:
-                raise FairboundError(
-                    f"features: column {name!r} has about {distinct:,} distinct values, more "
-                    f"than max_levels={max_levels}; bin it (bins={{{name!r}: [edges]}} for "
-                    "numbers) or group its values into fewer categories first",
-                    param="features")
-            exprs.append(x)
-            feats.append(Feature(name, ()))
-            sizes.append(distinct + (missing > 0))
-        bound = sum(math.prod(sizes[j] for j in combo)
-                    for d in range(1, depth + 1)
-                    for combo in itertools.combinations(range(len(sizes)), d))
-        if bound > max_candidates:
-            raise FairboundError(
-                f"depth: depth={depth} over {len(sizes)} features gives up to {bound:,} "
-                f"candidate slices, more than max_candidates={max_candidates:,}; lower depth, "
-                "search fewer features, bin them more coarsely, or raise max_candidates",
-                param="depth")
-        # ---------------------------------------------------------------- 2. one scan
-        inner = [f"{e} AS f{i}" for i, e in enumerate(exprs)]
-        # a row counts in the confusion cells only with both label and prediction
-        both = f"({y_sql}) IS NOT NULL AND ({p_sql}) IS NOT NULL"
-        inner += [f"CASE WHEN {both} THEN CAST({y_sql} AS TINYINT) END AS y",
-                  f"CASE WHEN {both} THEN CAST({p_sql} AS TINYINT) END AS p"]
-        fcols = [f"f{i}" for i in range(len(exprs))]
-        sets = ["()"] + [f"({', '.join(fcols[j] for j in combo)})"
-                         for d in range(1, depth + 1)
-                         for combo in itertools.combinations(range(len(fcols)), d)]
-        grouping = [f"GROUPING({c}) AS r{i}" for i, c in enumerate(fcols)]
-        cells = ["count(*) AS n", "count(y) AS nv", "sum(y) AS sy", "sum(p) AS sp",
-                 "sum(y * p) AS s11"]
-        all_rolled = " AND ".join(f"GROUPING({c}) = 1" for c in fcols)
-        query = (f"SELECT {', '.join(fcols + grouping + cells)} "
-                 f"FROM (SELECT {', '.join(inner)} FROM src) t "
-                 f"GROUP BY GROUPING SETS ({', '.join(sets)}) "
-                 f"HAVING count(*) >= {floor} OR ({all_rolled})")
-        with scan_errors(source.description):
-            rel = con.sql(query)
-            table = rel.fetchnumpy()
+        return _count(_DuckRunner(con, source), plan, **args)
     finally:
         con.close()
+
+
+class _DuckRunner:
+    """Types and results of the discover queries, from DuckDB."""
+
+    dialect = "duckdb"
+
+    def __init__(self, con, source):
+        self.con, self.source = con, source
+        self.relation = "src"
+        self.engine, self.description = source.engine, source.description
+
+    def type_of(self, sql: str) -> str:
+        return self.con.execute(f"DESCRIBE SELECT {sql} AS x FROM src").fetchall()[0][1]
+
+    def quantiles(self, x: str, qs: list) -> str:
+        return f"approx_quantile({x}, {qs!r})"
+
+    def rows(self, query: str) -> list[dict]:
+        from fairbound.engines.duckdb_engine import _fetch_dicts, scan_errors
+
+        with scan_errors(self.source.description):
+            return _fetch_dicts(self.con, query)[0]
+
+    def table(self, query: str) -> dict:
+        from fairbound.engines.duckdb_engine import scan_errors
+
+        with scan_errors(self.source.description):
+            return self.con.sql(query).fetchnumpy()
+
+
+class _SparkRunner:
+    """Types and results of the same queries, printed for Spark SQL (a temporary view)."""
+
+    dialect = "spark"
+
+    def __init__(self, source):
+        self.source = source
+        self.relation = source.relation
+        self.engine, self.description = "spark", source.description
+
+    def type_of(self, sql: str) -> str:
+        try:
+            return self.source.spark.sql(f"SELECT {sql} AS x FROM {self.relation}"
+                                         ).dtypes[0][1]
+        except Exception as exc:  # AnalysisException and friends: one line
+            from fairbound.engines.spark import _first_line
+
+            raise FairboundError(f"data: Spark could not type {sql[:80]!r}: "
+                                 f"{_first_line(exc)}", param="data") from None
+
+    def quantiles(self, x: str, qs: list) -> str:
+        return f"percentile_approx({x}, array({', '.join(repr(q) for q in qs)}))"
+
+    def rows(self, query: str) -> list[dict]:
+        return self.source.collect(query)[0]
+
+    def table(self, query: str) -> dict:
+        rows = self.rows(query)
+        names = list(rows[0]) if rows else []
+        return {k: np.array([r[k] for r in rows], dtype=object) for k in names}
+
+
+def _count(run, plan, *, features, label, prediction, pos_label, depth, min_support,
+           max_candidates, max_levels, bins, spec) -> SliceCounts:
+    """Profile, size the lattice and count every candidate with ``run``'s engine."""
+    dialect, src = run.dialect, run.relation
+    types = {}
+    for i, t in enumerate(plan.group):
+        types[i] = run.type_of(t.sql(dialect))
+    # ---------------------------------------------------------------- 1. profile
+    bins_of = _bins_for(features, bins)
+    aggs = ["count(*) AS n"]
+    for i, t in enumerate(plan.group):
+        x = t.sql(dialect)
+        aggs += [f"approx_count_distinct({x}) AS d{i}", f"count({x}) AS c{i}"]
+        spec_i = bins_of.get(features[i])
+        if _NUMERIC_TYPE.match(types[i]) and not isinstance(spec_i, tuple):
+            qs = [j / spec_i for j in range(1, spec_i)]
+            aggs.append(f"{run.quantiles(f'CAST({x} AS DOUBLE)', qs)} AS q{i}")
+    y_sql, checks = "FALSE", []
+    if spec.label is not None:
+        ty = run.type_of(plan.label.sql(dialect))
+        y_sql, bad_y = _binary(plan.label.sql(dialect), ty, pos_label, "label", label,
+                               dialect)
+        checks += [f"{bad_y} AS bad_y", f"count(*) FILTER (WHERE {y_sql}) AS py",
+                   f"count(*) FILTER (WHERE ({y_sql}) IS NULL) AS my"]
+    pterm = plan.prediction if plan.prediction is not None else plan.extra[0]
+    tp = run.type_of(pterm.sql(dialect))
+    p_sql, bad_p = _binary(pterm.sql(dialect), tp, pos_label, "prediction", prediction,
+                           dialect)
+    checks += [f"{bad_p} AS bad_p", f"count(*) FILTER (WHERE {p_sql}) AS pp",
+               f"count(*) FILTER (WHERE ({p_sql}) IS NULL) AS mp"]
+    aggs += checks
+    prof = run.rows(f"SELECT {', '.join(aggs)} FROM {src}")
+    _check_labels(prof[0], label=spec.label, prediction=prediction, pos_label=pos_label)
+    prof = prof[0]
+    n_rows = int(prof["n"])
+    floor = int(math.ceil(min_support * n_rows)) if min_support < 1 else int(min_support)
+    floor = max(floor, 1)
+    exprs, feats, sizes = [], [], []
+    for i, t in enumerate(plan.group):
+        x = t.sql(dialect)
+        name = features[i]
+        distinct = int(prof[f"d{i}"])
+        missing = n_rows - int(prof[f"c{i}"])
+        spec_i = bins_of.get(name)
+        numeric = bool(_NUMERIC_TYPE.match(types[i]))
+        if isinstance(spec_i, tuple) or (numeric and distinct > BIN_ABOVE):
+            edges = spec_i if isinstance(spec_i, tuple) else _edges_of(
+                (_round_edge(v) for v in (prof.get(f"q{i}") or [])), spec_i)
+            if isinstance(spec_i, tuple) and not numeric:
+                raise FairboundError(f"bins: column {name!r} holds {types[i]} values; bin "
+                                     "edges need numbers", param="bins")
+            exprs.append(_case(f"CAST({x} AS DOUBLE)", edges))
+            feats.append(Feature(name, _bin_labels(edges), edges, True))
+            sizes.append(len(edges) + 1 + (missing > 0))
+            continue
+        if distinct > max_levels:
+            raise FairboundError(
+                f"features: column {name!r} has about {distinct:,} distinct values, more "
+                f"than max_levels={max_levels}; bin it (bins={{{name!r}: [edges]}} for "
+                "numbers) or group its values into fewer categories first",
+                param="features")
+        exprs.append(x)
+        feats.append(Feature(name, ()))
+        sizes.append(distinct + (missing > 0))
+    bound = sum(math.prod(sizes[j] for j in combo)
+                for d in range(1, depth + 1)
+                for combo in itertools.combinations(range(len(sizes)), d))
+    if bound > max_candidates:
+        raise FairboundError(
+            f"depth: depth={depth} over {len(sizes)} features gives up to {bound:,} "
+            f"candidate slices, more than max_candidates={max_candidates:,}; lower depth, "
+            "search fewer features, bin them more coarsely, or raise max_candidates",
+            param="depth")
+    # ---------------------------------------------------------------- 2. one scan
+    inner = [f"{e} AS f{i}" for i, e in enumerate(exprs)]
+    # a row counts in the confusion cells only with both label and prediction
+    both = f"({y_sql}) IS NOT NULL AND ({p_sql}) IS NOT NULL"
+    inner += [f"CASE WHEN {both} THEN CAST({y_sql} AS TINYINT) END AS y",
+              f"CASE WHEN {both} THEN CAST({p_sql} AS TINYINT) END AS p"]
+    fcols = [f"f{i}" for i in range(len(exprs))]
+    sets = ["()"] + [f"({', '.join(fcols[j] for j in combo)})"
+                     for d in range(1, depth + 1)
+                     for combo in itertools.combinations(range(len(fcols)), d)]
+    grouping = [f"GROUPING({c}) AS r{i}" for i, c in enumerate(fcols)]
+    cells = ["count(*) AS n", "count(y) AS nv", "sum(y) AS sy", "sum(p) AS sp",
+             "sum(y * p) AS s11"]
+    all_rolled = " AND ".join(f"GROUPING({c}) = 1" for c in fcols)
+    query = (f"SELECT {', '.join(fcols + grouping + cells)} "
+             f"FROM (SELECT {', '.join(inner)} FROM {src}) t "
+             f"GROUP BY GROUPING SETS ({', '.join(sets)}) "
+             f"HAVING count(*) >= {floor} OR ({all_rolled})")
+    table = run.table(query)
     excluded = {}
     if spec.label is not None and int(prof["my"]):
         excluded["missing label"] = int(prof["my"])
     if int(prof["mp"]):
         excluded["missing prediction"] = int(prof["mp"])
-    return _assemble(table, feats, len(fcols), n_rows, floor, depth, source, excluded,
+    return _assemble(table, feats, len(fcols), n_rows, floor, depth, run, excluded,
                      bins={f.name: list(f.edges) for f in feats if f.binned})
 
 
@@ -409,6 +477,8 @@ def _assemble(table: dict, feats: list, n_f: int, n_rows: int, floor: int, depth
         out_feats.append(Feature(f.name, tuple(levels)))
     def col(name):
         x = table[name]
+        if x.dtype == object:   # Spark: Python ints, None for the sum of no rows
+            x = np.array([0 if v is None else v for v in x])
         return np.asarray(np.ma.filled(x, 0) if np.ma.isMaskedArray(x) else x,
                           dtype=np.int64)
 

@@ -75,7 +75,10 @@ import math
 import numpy as np
 
 __all__ = ["alpha_share", "best_refinement_bound", "cp_lower", "cp_upper", "depth_weights",
-           "detectable_gap", "gap_lower_bound", "harm_pvalue", "harmonic", "required_total_n"]
+           "detectable_gap", "exact_harm_pvalue", "exact_min_log_pvalue",
+           "exact_detectable_gap", "exact_refinement_log_pvalue", "exact_required_total_n",
+           "gap_lower_bound", "harm_pvalue", "harmonic",
+           "required_total_n", "tarone_depth_weights"]
 
 
 def _arrays(*xs):
@@ -339,3 +342,240 @@ def detectable_gap(n_s, n_c, rate, miss):
     kc = np.round(float(rate) * n_c)
     ok = gap_lower_bound(ks, n_s, kc, n_c, miss) > 0
     return float(grid[np.argmax(ok)]) if ok.any() else math.nan
+
+
+# --------------------------------------------------------------------------- exact test
+# Fisher's exact test of a slice against its complement, conditional on the margins, and
+# Tarone's (1990) count of the testable slices.  With ``N`` denominator rows of which ``K``
+# bear the cost, the slice's ``k_S`` of ``n_S`` is hypergeometric under the null (the cost
+# is unrelated to slice membership), so the one-sided p-value ``P(X >= k_S)`` is exact
+# given ``(n_S, N, K)``, and the smallest p-value the slice could ever reach,
+# ``P(X = min(n_S, K))``, is a function of those margins alone.
+#
+# R. E. Tarone. "A modified Bonferroni method for discrete data." Biometrics 46 (1990)
+# 515-522.  A. Terada, M. Okada-Hatakeyama, K. Tsuda and J. Sese. "Statistical significance
+# of combinatorial regulations." PNAS 110 (2013) 12996-13001 (LAMP: Tarone's count over an
+# itemset lattice).
+
+
+def exact_harm_pvalue(k_s, n_s, total_k, total_n):
+    """One-sided Fisher exact p-value that a slice bears more cost than the rest.
+
+    ``P(X >= k_S)`` for ``X`` hypergeometric: ``n_S`` draws from ``N`` rows of which ``K``
+    bear the cost (conditional on the margins ``n_S``, ``N``, ``K``).  NaN where the slice
+    or the rest has no rows.
+
+    Examples
+    --------
+    A slice of 200 rows with 60 errors against 2,000 rows with 300 (the same as
+    ``scipy.stats.fisher_exact([[60, 140], [300, 1700]], alternative="greater")``):
+
+    >>> p = exact_harm_pvalue(60, 200, 360, 2200)
+    >>> f"{float(p):.3e}"
+    '2.939e-07'
+    """
+    from scipy.stats import hypergeom
+
+    k, n = _arrays(k_s, n_s)
+    N, K = float(total_n), float(total_k)
+    k, n = (np.atleast_1d(x) for x in np.broadcast_arrays(k, n))
+    out = np.asarray(hypergeom.sf(k - 1, N, K, n), dtype=float).reshape(k.shape)
+    out = np.clip(out, 0.0, 1.0)
+    out[(n <= 0) | (n >= N)] = np.nan
+    return out.reshape(np.broadcast_shapes(np.shape(k_s), np.shape(n_s)))
+
+
+def exact_min_log_pvalue(n_s, total_k, total_n):
+    """``log`` of the smallest p-value :func:`exact_harm_pvalue` can reach for a slice.
+
+    ``log P(X = min(n_S, K))``: all the slice's rows bearing the cost (or all the costs in
+    the slice).  A function of the margins only, never of where the costs fall; ``+inf``
+    (never testable) where the slice or the rest has no rows or no row bears the cost.
+
+    Examples
+    --------
+    >>> import math
+    >>> round(math.exp(float(exact_min_log_pvalue(3, 100, 1000))), 6)  # C(100,3)/C(1000,3)
+    0.000973
+    """
+    from scipy.stats import hypergeom
+
+    n = np.atleast_1d(np.asarray(n_s, dtype=float))
+    N, K = float(total_n), float(total_k)
+    with np.errstate(all="ignore"):
+        out = np.asarray(hypergeom.logpmf(np.minimum(n, K), N, K, n), dtype=float)
+    out[(n <= 0) | (n >= N) | (K <= 0) | ~np.isfinite(out)] = np.inf
+    return out.reshape(np.shape(n_s))
+
+
+def exact_refinement_log_pvalue(k_s, total_k, total_n):
+    """``log`` of a lower bound of :func:`exact_harm_pvalue` over a slice's refinements.
+
+    A refinement ``T`` of the slice has ``k_T <= k_S`` costs and ``n_T >= k_T`` rows, and
+    ``P(X >= k; n)`` rises with ``n`` and falls with ``k``, so its p-value is at least
+    ``P(X = k_S; n = k_S) = C(K, k_S) / C(N, k_S)`` (1 when ``k_S = 0``).  A slice whose
+    value is above every level in use can be pruned with all its refinements.
+
+    Examples
+    --------
+    >>> b = exact_refinement_log_pvalue([0, 1, 40], 400, 4000)
+    >>> [round(float(x), 3) for x in b[:2]], bool(b[2] < -50)
+    ([0.0, -2.303], True)
+    """
+    from scipy.stats import hypergeom
+
+    k = np.atleast_1d(np.asarray(k_s, dtype=float))
+    with np.errstate(all="ignore"):
+        out = np.asarray(hypergeom.logpmf(k, float(total_n), float(total_k), k), dtype=float)
+    out[k <= 0] = 0.0
+    return out
+
+
+def tarone_depth_weights(depths, log_min_p, alpha, *, fdr: bool = False):
+    """Depth weights over the *testable* slices only (weighted Tarone).
+
+    Parameters
+    ----------
+    depths : array_like of int
+        Each candidate's depth.
+    log_min_p : array_like
+        Each candidate's :func:`exact_min_log_pvalue` (``inf``: never testable).
+    alpha : float
+        The error rate.
+    fdr : bool
+        Testability for the Benjamini-Yekutieli step-up (a slice is testable when its
+        smallest p-value is below the largest threshold it could be given,
+        ``alpha w m_T / H_{m_T}``) instead of Bonferroni (``alpha w``).
+
+    Returns
+    -------
+    weights : numpy.ndarray
+        ``1 / (D_T M_{d,T})`` for a testable slice of depth ``d`` (``M_{d,T}`` testable
+        slices of that depth, ``D_T`` depths with any), 0 for the rest; they sum to 1 (or
+        0 when none is testable).
+    m_testable : int
+        The number of testable slices ``m_T``.
+
+    Notes
+    -----
+    Starting from every slice with a finite ``log_min_p``, the slices whose smallest
+    p-value is above the level their weight would give are dropped and the weights
+    recomputed (they only grow) until none is dropped.  The weights depend on the margins
+    alone, and a dropped slice can never reach a p-value below its level, so weighted
+    Bonferroni with these weights controls the family-wise error at ``alpha`` whenever the
+    p-values are valid conditional on the margins (Tarone 1990; the argument is
+    ``P(any false flag | margins) <= sum_T alpha w_i = alpha``).
+
+    Examples
+    --------
+    Four depth-1 slices, three of depth 2, one of which (tiny) can never reach its level:
+
+    >>> import math
+    >>> w, m = tarone_depth_weights([1, 1, 1, 1, 2, 2, 2],
+    ...                             [-30, -30, -30, -30, -30, -30, math.log(0.2)], 0.05)
+    >>> w.round(3).tolist(), m
+    ([0.125, 0.125, 0.125, 0.125, 0.25, 0.25, 0.0], 6)
+    """
+    d = np.asarray(depths, dtype=int)
+    lmp = np.asarray(log_min_p, dtype=float)
+    keep = np.isfinite(lmp)
+    la = math.log(alpha) if alpha > 0 else -np.inf
+    while True:
+        counts = {int(v): int(t) for v, t in zip(*np.unique(d[keep], return_counts=True),
+                                                  strict=True)}
+        w = np.where(keep, depth_weights(d, counts) if counts else 0.0, 0.0)
+        m = int(keep.sum())
+        scale = m / harmonic(m) if fdr and m else 1.0
+        with np.errstate(divide="ignore"):
+            drop = keep & (lmp > la + np.log(w * scale))
+        if not drop.any():
+            return w, m
+        keep &= ~drop
+
+
+def exact_required_total_n(k_s, n_s, k_c, n_c, miss, *, iterations: int = 60):
+    """Rows (slice + rest, at the current shares) at which the exact test would reject.
+
+    The observed rates are taken as the truth and both groups scaled by one factor until
+    :func:`exact_harm_pvalue` is at most ``miss``; ``inf`` where the observed gap is not
+    positive or no factor up to ``10**9`` would do, NaN where a side has no rows.
+
+    Examples
+    --------
+    >>> need = exact_required_total_n(9, 40, 100, 1000, 0.001)
+    >>> bool(1040 < need < 20_000), bool(exact_harm_pvalue(9, 40, 109, 1040) > 0.001)
+    (True, True)
+    """
+    k_s, n_s, k_c, n_c, miss = _arrays(k_s, n_s, k_c, n_c, miss)
+    shape = np.broadcast_shapes(k_s.shape, n_s.shape, k_c.shape, n_c.shape, miss.shape)
+    k_s, n_s, k_c, n_c, miss = (np.atleast_1d(np.broadcast_to(x, shape)).astype(float)
+                                for x in (k_s, n_s, k_c, n_c, miss))
+    out = np.full(k_s.shape, np.inf)
+    bad = (n_s <= 0) | (n_c <= 0)
+    with np.errstate(all="ignore"):
+        pos = ~bad & (k_s / np.where(n_s > 0, n_s, 1) > k_c / np.where(n_c > 0, n_c, 1)) \
+            & (miss > 0)
+
+    def reject(f, rows):
+        from scipy.stats import hypergeom
+
+        ks, ns = np.round(k_s[rows] * f), np.maximum(np.round(n_s[rows] * f), 1.0)
+        kc, nc = np.round(k_c[rows] * f), np.maximum(np.round(n_c[rows] * f), 1.0)
+        p = hypergeom.sf(ks - 1, ns + nc, ks + kc, ns)
+        return p <= miss[rows]
+
+    if pos.any():
+        rows = np.flatnonzero(pos)
+        lo = np.full(rows.shape, -4.0)
+        hi = np.full(rows.shape, 9.0)  # log10 of the factor
+        reach = reject(10.0 ** hi, rows)
+        for _ in range(iterations):
+            mid = 0.5 * (lo + hi)
+            ok = reject(10.0 ** mid, rows)
+            hi = np.where(ok, mid, hi)
+            lo = np.where(ok, lo, mid)
+            if np.all(hi - lo < 1e-4):
+                break
+        total = n_s[rows] + n_c[rows]
+        out[rows] = np.where(reach, np.ceil(10.0 ** hi * total), np.inf)
+    out[bad] = np.nan
+    return out.reshape(shape)
+
+
+def exact_detectable_gap(n_s, n_c, rate, miss):
+    """The smallest observed gap at which the exact test rejects for a slice of ``n_S`` rows.
+
+    As :func:`detectable_gap`, with :func:`exact_harm_pvalue` at most ``miss`` in place of
+    the bound above 0; ``n_s``, ``n_c`` and ``miss`` may be arrays (one answer each).
+
+    Examples
+    --------
+    >>> g = exact_detectable_gap(500, 5000, 0.1, 0.05 / 1000)
+    >>> bool(0.03 < g < detectable_gap(500, 5000, 0.1, 0.05 / 1000))
+    True
+    """
+    from scipy.stats import hypergeom
+
+    n_s, n_c, miss = _arrays(n_s, n_c, miss)
+    shape = np.broadcast_shapes(n_s.shape, n_c.shape, miss.shape)
+    n_s, n_c, miss = (np.atleast_1d(np.broadcast_to(x, shape)).astype(float)
+                      for x in (n_s, n_c, miss))
+    grid = np.arange(0.001, 1.0 - float(rate) + 1e-9, 0.001)
+    out = np.full(n_s.shape, np.nan)
+    if grid.size == 0:
+        return out.reshape(shape) if shape else float(out[0])
+    kc = np.round(float(rate) * n_c)
+
+    def ok(j):
+        ks = np.round((float(rate) + grid[j]) * n_s)
+        return (hypergeom.sf(ks - 1, n_s + n_c, ks + kc, n_s) <= miss) & (miss > 0)
+
+    # the p-value falls as the slice's costs rise (the rest fixed): bisect on the grid
+    reach = ok(np.full(n_s.shape, grid.size - 1))
+    lo, hi = np.full(n_s.shape, -1), np.full(n_s.shape, grid.size - 1)
+    while np.any(hi - lo > 1):
+        mid = (lo + hi) // 2
+        good = ok(np.maximum(mid, 0))
+        lo, hi = np.where(good, lo, mid), np.where(good, mid, hi)
+    out = np.where(reach, grid[hi], np.nan)
+    return out.reshape(shape) if shape else float(out[0])

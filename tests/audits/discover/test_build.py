@@ -67,9 +67,47 @@ def test_the_planted_slice_is_flagged_with_its_parents_and_counts(found):
     lo = gap_lower_bound(top.count, top.n, top.count_other, top.n_other,
                          1 - top.interval_level)
     assert lo == pytest.approx(top.low)
-    # the verdict rule of every audit: an interval excludes 0 exactly when it claims a gap
+    # verdicts come from the exact test at the slice's level; where the (more conservative)
+    # simultaneous interval disagrees, the row says so
     for c in found.comparisons:
-        assert (c.low > 0) == (c.verdict == "A disadvantaged")
+        assert (c.p_value <= c.test_alpha) == (c.verdict == "A disadvantaged")
+        if (c.low > 0) != c.flagged:
+            assert "exact test" in c.note
+
+
+def test_verdicts_are_fisher_exact_under_tarone_weighted_bonferroni(found):
+    from scipy.stats import fisher_exact
+
+    from fairbound.stats.slices import exact_min_log_pvalue
+
+    st = found.state
+    n_s, N, K = st.n_den[1:], st.n_den[0], st.k[0]
+    dep = (st.counts.keys[1:] >= 0).sum(axis=1)
+    # Tarone's testable set: smallest attainable p-value at most alpha / (D_T M_{d,T})
+    lmin = exact_min_log_pvalue(n_s, K, N)
+    testable = {d: int(np.sum((dep == d) & np.isfinite(lmin))) for d in set(dep.tolist())}
+    assert found.n_testable == sum(testable.values()) <= found.n_candidates
+    for c in found.comparisons[:6]:
+        table = [[c.count, c.n - c.count], [c.count_other, c.n_other - c.count_other]]
+        ref = fisher_exact(table, alternative="greater").pvalue   # reference implementation
+        assert c.p_value == pytest.approx(ref, rel=1e-9)
+        assert c.test_alpha == pytest.approx(0.05 / (len(testable) * testable[c.depth]))
+
+
+def test_tarone_drops_slices_that_can_never_reach_their_level():
+    # 60 slices of 3 rows in a population of 20,000 with 10% costs: the smallest p-value a
+    # 3-row slice can reach (all three rows costly, about 0.001) is above alpha / 63, so
+    # they are dropped from the count and the 3 large slices share alpha
+    rng = np.random.default_rng(9)
+    n = 20_000
+    tiny = np.repeat(np.arange(60), 3)
+    g = np.concatenate([tiny.astype(str), np.full(n - tiny.size, "big")])
+    df = pd.DataFrame({"g": g, "h": rng.choice(["a", "b"], n), "y": np.ones(n, int)})
+    df["p"] = (rng.random(n) > 0.1).astype(int)
+    res = discover(df, ["g", "h"], label="y", prediction="p", metric="accuracy_parity",
+                   depth=1, min_support=3)
+    assert res.n_candidates == 63 and res.n_testable == 3
+    assert all(c.test_alpha in (0.0, pytest.approx(0.05 / 3)) for c in res.comparisons)
 
 
 def test_family_levels_are_weighted_bonferroni_over_the_lattice(found):
@@ -149,21 +187,72 @@ def test_null_data_six_features_depth_three_false_flags_at_most_five_percent():
     assert binomtest(hits, 200, 0.05, alternative="greater").pvalue > 0.05
 
 
-def test_pruned_slices_could_not_have_been_flagged(planted):
-    res = discover(planted, ["sex", "region", "age"], label="y", prediction="p",
-                   metric="predictive_parity", depth=3, min_support=5)
+def _planted_rows(n, rng, depth=2, c=6.0):
+    """6 features with 4 levels, errors at 0.15 but ``c`` standard errors more in the slice
+    x0=0 & ... (the first ``depth`` features); returns the rows and the truth of a slice."""
+    X = rng.integers(0, 4, (n, 6))
+    share = 4.0 ** -depth
+    planted = np.all(X[:, :depth] == 0, axis=1)
+    rate = np.where(planted, 0.15 + c * np.sqrt(0.15 * 0.85 / (n * share)), 0.15)
+    y = rng.integers(0, 2, n)
+    wrong = rng.random(n) < rate
+    df = pd.DataFrame({f"x{i}": X[:, i].astype(str) for i in range(6)})
+    df["y"], df["p"] = y, np.where(wrong, 1 - y, y)
+
+    def contradicts(cond) -> bool:   # a condition against the planted slice: true gap < 0
+        return any(x.split("=")[0] in {f"x{j}" for j in range(depth)}
+                   and x.split("=")[1] != "0" for x in cond)
+
+    return df, contradicts
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("n", [2000, 20_000, 200_000])
+def test_family_wise_error_at_most_five_percent_at_every_n_with_a_harmed_slice(n):
+    # the public function with its defaults (depth 2); the harmed slice sits in the
+    # complement of every slice that contradicts it, the case where the exact test's
+    # complement is a mix of rates; 100 data sets per n, binomial test of "rate <= 5%"
+    from scipy.stats import binomtest
+
+    rng = np.random.default_rng(n)
+    hits = found = 0
+    for _ in range(100):
+        df, contradicts = _planted_rows(n, rng)
+        res = discover(df, [f"x{i}" for i in range(6)], label="y", prediction="p")
+        hits += any(contradicts(c.conditions) for c in res.flagged)
+        found += any(c.slice == "x0=0 & x1=0" for c in res.flagged)
+    assert binomtest(hits, 100, 0.05, alternative="greater").pvalue > 0.05
+    assert found >= 50        # c = 6 standard errors: found in most data sets
+
+
+def test_pruned_slices_could_not_have_been_flagged():
+    # rare costs: many small slices have none, and neither they nor their refinements can
+    # be flagged
+    rng = np.random.default_rng(5)
+    n = 3000
+    df = pd.DataFrame({"a": rng.choice(list("abcdefghij"), n),
+                       "b": rng.choice(list("klmnopqrst"), n), "y": np.ones(n, int)})
+    df["p"] = (rng.random(n) > 0.01).astype(int)
+    res = discover(df, ["a", "b"], label="y", prediction="p", min_support=5)
     st = res.state
     n_s, k_s = st.n_den[1:], st.k[1:]
     N, K = st.n_den[0], st.k[0]
-    from fairbound.stats.slices import best_refinement_bound, depth_weights
+    from fairbound.stats.slices import (
+        best_refinement_bound,
+        depth_weights,
+        exact_harm_pvalue,
+        exact_refinement_log_pvalue,
+    )
 
     w = depth_weights((st.counts.keys[1:] >= 0).sum(axis=1), st.counts.lattice)
     ok = (n_s > 0) & (N - n_s > 0)
-    pruned = ok & (best_refinement_bound(k_s, K, N, 0.5) <= 0)
+    pruned = ok & (best_refinement_bound(k_s, K, N, 0.5) <= 0) & (
+        exact_refinement_log_pvalue(k_s, K, N) > np.log(0.5))
     lb = gap_lower_bound(k_s[pruned], n_s[pruned], K - k_s[pruned], N - n_s[pruned],
                          0.05 * w[pruned])
     assert np.all(lb <= 0)
-    assert res.n_pruned == pruned.sum()
+    assert np.all(exact_harm_pvalue(k_s[pruned], n_s[pruned], K, N) > 0.05)
+    assert res.n_pruned == pruned.sum() > 10
 
 
 def test_near_duplicates_are_merged():
@@ -217,6 +306,7 @@ def test_exported_at_the_top_level():
     ({"features": ["sex"], "min_support": 0}, "min_support must be"),
     ({"features": ["sex"], "comparison": "rest"}, "comparison must be one of"),
     ({"features": ["sex", "region", "age"], "depth": 3, "max_candidates": 20}, "depth: depth=3"),
+    ({"features": ["sex"], "engine": "spark"}, "engine: 'spark' needs a Spark DataFrame"),
 ])
 def test_bad_input_is_one_line(planted, kwargs, start):
     kw = {"label": "y", "prediction": "p", **kwargs}

@@ -1,16 +1,18 @@
 """Subgroup discovery: which slices of the data bear more of a metric's cost.
 
 :func:`discover` reads the data in one ``GROUPING SETS`` scan
-(:mod:`fairbound.engines.discover`) into every candidate slice's confusion counts, then
-:func:`evaluate` tests each slice against its complement with a finite-sample bound
-(:mod:`fairbound.stats.slices`) under the audit's error control
-(:mod:`fairbound.audits.control`).
+(:mod:`fairbound.engines.discover`, DuckDB or Spark SQL) into every candidate slice's
+confusion counts, then :func:`evaluate` tests each slice against its complement with
+Fisher's exact test under Tarone-weighted error control (:func:`decide`) and bounds its
+gap with simultaneous finite-sample intervals (:mod:`fairbound.stats.slices`,
+:mod:`fairbound.audits.control`).
 """
 
 from __future__ import annotations
 
 import datetime as _dt
 import math
+import os
 from dataclasses import dataclass
 from typing import Any
 
@@ -27,11 +29,14 @@ from fairbound.stats.base import check_confidence_level
 from fairbound.stats.slices import (
     best_refinement_bound,
     depth_weights,
-    detectable_gap,
+    exact_detectable_gap,
+    exact_harm_pvalue,
+    exact_min_log_pvalue,
+    exact_refinement_log_pvalue,
+    exact_required_total_n,
     gap_lower_bound,
-    harm_pvalue,
     harmonic,
-    required_total_n,
+    tarone_depth_weights,
 )
 
 #: Defaults, documented in docs/discover.md.
@@ -149,11 +154,14 @@ def discover(
         Whether the positive prediction is the favourable outcome; it decides which side of
         a rate is the cost.
     error_control : {'family', 'fdr', 'none'}
-        ``"family"`` (default): weighted Bonferroni over the whole lattice (weights by
-        depth), so every interval shown holds jointly with probability at least
-        ``confidence_level`` and no slice is flagged falsely with at least that probability.
-        ``"fdr"``: the weighted Benjamini-Yekutieli step-up (valid under any dependence)
-        with false-coverage-rate intervals.  ``"none"``: each slice on its own.
+        ``"family"`` (default): each slice's one-sided Fisher exact test against its
+        complement, at ``alpha w`` with Tarone-weighted depth weights ``w`` over the slices
+        that can reach their level at all (fixed by the margins), so no slice is flagged
+        falsely with probability at least ``confidence_level``; the intervals shown are
+        depth-weighted Bonferroni over the whole lattice, so they hold jointly at that
+        level too.  ``"fdr"``: the weighted Benjamini-Yekutieli step-up over the testable
+        slices (valid under any dependence) with false-coverage-rate intervals.
+        ``"none"``: each slice on its own.
     confidence_level : float
         The level of the search.
     pos_label : object, optional
@@ -165,8 +173,10 @@ def discover(
         Refuse a categorical feature with more distinct values (default 100).
     max_rows : int
         Slices reported besides the flagged ones (default 20).
-    engine : {'auto', 'duckdb'}
-        DuckDB reads the data.
+    engine : {'auto', 'duckdb', 'spark'}
+        Who runs the two scans: DuckDB for files and in-memory frames, Spark SQL for a
+        Spark DataFrame (``"auto"`` picks by the data; ``"spark"`` with a path reads the
+        file with Spark).
 
     Returns
     -------
@@ -200,8 +210,18 @@ def discover(
     favourable = check_favourable(favourable)
     error_control = check_error_control(error_control)
     rho = check_confidence_level(confidence_level)
-    check_choice(engine, ("auto", "duckdb"), "engine",
-                 note="discover runs on DuckDB")
+    engine = check_choice(engine, ("auto", "duckdb", "spark"), "engine")
+    spark_frame = type(data).__module__.startswith("pyspark")
+    if engine == "duckdb" and spark_frame:
+        raise FairboundError("engine: 'duckdb' reads files and in-memory frames; a Spark "
+                             "DataFrame runs on engine='spark' (or 'auto')", param="engine")
+    if engine == "spark" and not spark_frame:
+        if not isinstance(data, str | os.PathLike):
+            raise FairboundError("engine: 'spark' needs a Spark DataFrame or a file path; "
+                                 f"got {type(data).__name__}", param="engine")
+        from fairbound.engines.spark import read_spark
+
+        data = read_spark(data)
     m = get_metric(metric)
     if m is COST or len(m.components) != 1:
         raise FairboundError(f"metric: discover takes a metric with one rate; "
@@ -235,6 +255,126 @@ def _label(counts, key) -> tuple[str, tuple]:
     return " & ".join(conds), conds
 
 
+@dataclass(frozen=True)
+class Decision:
+    """The verdicts of a search and the levels behind them (what :func:`decide` returns)."""
+
+    m_total: int            # candidates (the whole lattice)
+    w: np.ndarray           # the intervals' depth weights over the lattice
+    estimable: np.ndarray
+    est: np.ndarray         # observed cost gap, slice - complement
+    wt: np.ndarray          # the test's Tarone depth weights (0: not testable)
+    m_t: int                # testable slices
+    pruned: np.ndarray
+    live: np.ndarray
+    idx: np.ndarray         # slices whose p-value and bound are computed
+    pv: np.ndarray          # exact p-values (NaN where not computed)
+    test_miss: np.ndarray   # the level each slice is tested at
+    flagged: np.ndarray
+    miss: np.ndarray        # the intervals' miss probabilities
+    n_found: int
+
+
+def decide(n_s, k_s, N: float, K: float, dep, lattice: dict, *, confidence_level: float,
+           error_control: str) -> Decision:
+    """The verdicts of every candidate from its counts.
+
+    The statistical core of :func:`evaluate`, which adds the intervals' bounds and the
+    rows; the benchmarks call it on simulated counts.
+
+    Parameters
+    ----------
+    n_s, k_s : numpy.ndarray
+        Each candidate's denominator rows and cost rows.
+    N, K : float
+        The same for the whole population.
+    dep : numpy.ndarray
+        Each candidate's depth.
+    lattice : dict
+        Candidates by depth.
+    confidence_level : float
+    error_control : {'family', 'fdr', 'none'}
+
+    Returns
+    -------
+    Decision
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> d = decide(np.array([500., 500., 250.]), np.array([100., 50., 60.]), 1000., 150.,
+    ...            np.array([1, 1, 2]), {1: 2, 2: 1}, confidence_level=0.95,
+    ...            error_control="family")
+    >>> d.flagged.tolist(), d.m_t, d.test_miss.round(4).tolist()
+    ([True, False, True], 3, [0.0125, 0.0125, 0.025])
+    """
+    rho, control = confidence_level, error_control
+    n_s, k_s = np.asarray(n_s, dtype=float), np.asarray(k_s, dtype=float)
+    n_c, k_c = N - n_s, K - k_s
+    m_total = int(sum(lattice.values()))
+    w = depth_weights(dep, lattice)
+    alpha = 1.0 - rho
+    h = harmonic(m_total) if control == "fdr" else 1.0
+    estimable = (n_s > 0) & (n_c > 0)
+    # --- the verdicts: Fisher's exact test under Tarone-weighted Bonferroni / BY -------
+    # which slices can reach a p-value below their level depends on the margins only
+    # (n_S, N, K), so the testable set and its weights are fixed before the costs are
+    # placed (docs/discover.md, "The test")
+    lmin = np.full(len(n_s), np.inf)
+    if estimable.any():
+        lmin[estimable] = exact_min_log_pvalue(n_s[estimable], K, N)
+    if control == "none":
+        wt, m_t = np.where(np.isfinite(lmin), 1.0, 0.0), int(np.isfinite(lmin).sum())
+        top_test = alpha
+    else:
+        wt, m_t = tarone_depth_weights(dep, lmin, alpha, fdr=control == "fdr")
+        top_test = alpha * float(wt.max(initial=0.0)) * (
+            m_t / harmonic(m_t) if control == "fdr" and m_t else 1.0)
+    # --- the intervals: Clopper-Pearson differences, depth-weighted over the lattice ---
+    top = alpha if control == "none" else alpha * float(w.max(initial=0.0)) * (
+        m_total / h if control == "fdr" else 1.0)
+    # a slice is pruned (with all its refinements) when neither its refinements' exact
+    # p-values nor their bounds could reach any level in use
+    pruned = estimable & (best_refinement_bound(k_s, K, N, max(PRUNE_MISS, top)) <= 0) & (
+        exact_refinement_log_pvalue(k_s, K, N) > math.log(max(PRUNE_MISS, top_test)))
+    live = estimable & ~pruned
+    with np.errstate(all="ignore"):
+        est = k_s / np.where(n_s > 0, n_s, 1) - k_c / np.where(n_c > 0, n_c, 1)
+    # a bound can only be above 0, and the exact p-value below 1/2, where the observed gap
+    # is (CP_lower <= k/n <= CP_upper at miss <= 1/2; the hypergeometric median is within
+    # the mean's floor and ceiling), so both are computed there only
+    idx = np.flatnonzero(live & ((est > 0) | (max(top, top_test) >= 0.5)))
+    pv = np.full(len(n_s), np.nan)
+    pv[idx] = exact_harm_pvalue(k_s[idx], n_s[idx], K, N)
+
+    def test(level_of):
+        base = 1.0 - level_of(1)
+        if control == "fdr":
+            tm = base * m_t * wt
+        else:
+            tm = alpha * wt
+        return tm, np.nan_to_num(pv, nan=2.0) <= tm
+
+    if m_t:
+        test_miss, flagged = controlled(
+            test, error_control=control,
+            confidence_level=dependence_robust_level(rho, m_t, control), m=m_t,
+            discoveries=lambda b: int(np.sum(b[1])))
+    else:
+        test_miss, flagged = np.zeros(len(n_s)), np.zeros(len(n_s), bool)
+    flagged = flagged & live
+    n_found = int(flagged.sum())
+    if control == "none":
+        miss = np.full(len(n_s), alpha)
+    elif control == "fdr":   # false-coverage-rate intervals at R alpha w / H_M
+        miss = max(n_found, 1) * alpha / h * w
+    else:
+        miss = alpha * w
+    return Decision(m_total=m_total, w=w, estimable=estimable, est=est, wt=wt, m_t=m_t,
+                    pruned=pruned, live=live, idx=idx, pv=pv, test_miss=test_miss,
+                    flagged=flagged, miss=miss, n_found=n_found)
+
+
 def evaluate(state: _State, *, confidence_level: float, error_control: str) -> DiscoverResult:
     """Test every candidate of ``state`` and build the result (no data read)."""
     from fairbound._version import __version__
@@ -247,33 +387,14 @@ def evaluate(state: _State, *, confidence_level: float, error_control: str) -> D
     n_s, k_s = state.n_den[1:], state.k[1:]
     n_c, k_c = N - n_s, K - k_s
     dep = depth_of[1:]
-    m_total = int(sum(c.lattice.values()))
-    w = depth_weights(dep, c.lattice)
-    alpha = 1.0 - rho
-    h = harmonic(m_total) if control == "fdr" else 1.0
-    estimable = (n_s > 0) & (n_c > 0)
-    # largest miss probability any slice can be tested at (fdr: with R = m discoveries)
-    top = alpha if control == "none" else alpha * float(w.max(initial=0.0)) * (
-        m_total / h if control == "fdr" else 1.0)
-    pruned = estimable & (best_refinement_bound(k_s, K, N, max(PRUNE_MISS, top)) <= 0)
-    live = estimable & ~pruned
-    with np.errstate(all="ignore"):
-        est = k_s / np.where(n_s > 0, n_s, 1) - k_c / np.where(n_c > 0, n_c, 1)
-    # a bound can only be above 0 where the observed gap is (CP_lower <= k/n <= CP_upper
-    # at miss <= 1/2), so the quantiles are computed there only
-    idx = np.flatnonzero(live & ((est > 0) | (top > 0.5)))
-
-    def build(level_of):
-        base = 1.0 - level_of(1)
-        miss = np.full(len(n_s), base) if control == "none" else base * m_total * w
-        lb = np.full(len(n_s), np.nan)
-        lb[idx] = gap_lower_bound(k_s[idx], n_s[idx], k_c[idx], n_c[idx], miss[idx])
-        return miss, lb
-
-    miss, lb = controlled(build, error_control=control,
-                          confidence_level=dependence_robust_level(rho, m_total, control),
-                          m=m_total, discoveries=lambda b: int(np.sum(b[1] > 0)))
-    flagged = lb > 0
+    dec = decide(n_s, k_s, N, K, dep, c.lattice, confidence_level=rho,
+                 error_control=control)
+    m_total, w, estimable, est = dec.m_total, dec.w, dec.estimable, dec.est
+    wt, m_t, pruned, live, idx = dec.wt, dec.m_t, dec.pruned, dec.live, dec.idx
+    pv, test_miss, flagged, miss, n_found = (dec.pv, dec.test_miss, dec.flagged, dec.miss,
+                                             dec.n_found)
+    lb = np.full(len(n_s), np.nan)
+    lb[idx] = gap_lower_bound(k_s[idx], n_s[idx], k_c[idx], n_c[idx], miss[idx])
     # a ranking that does not depend on the level: the gap's z statistic less the normal
     # critical value at REFERENCE_MISS spread by the same weights
     from scipy.special import ndtri
@@ -289,12 +410,10 @@ def evaluate(state: _State, *, confidence_level: float, error_control: str) -> D
     rows = _choose_rows(candidates, flagged, keys, c.support, index, state.max_rows)
     scale = (n_c / N) if state.comparison == "population" else np.ones(len(n_s))
     need = np.full(len(n_s), np.nan)
-    p = np.full(len(n_s), np.nan)
     chosen = np.array([r for r, _ in rows], dtype=int) - 1 if rows else np.zeros(0, int)
     if chosen.size:
-        p[chosen] = harm_pvalue(k_s[chosen], n_s[chosen], k_c[chosen], n_c[chosen])
-        need[chosen] = required_total_n(k_s[chosen], n_s[chosen], k_c[chosen], n_c[chosen],
-                                        miss[chosen])
+        need[chosen] = exact_required_total_n(k_s[chosen], n_s[chosen], k_c[chosen],
+                                              n_c[chosen], test_miss[chosen])
 
     def brief(j: int) -> dict:
         i = j - 1
@@ -329,6 +448,15 @@ def evaluate(state: _State, *, confidence_level: float, error_control: str) -> D
         above = [b["slice"] for b in parents if b["verdict"] == A_DISADVANTAGED]
         if flagged[i] and above:
             notes.append(f"refines the flagged slice {above[0]}")
+        if flagged[i] and not lb[i] > 0:
+            notes.append("flagged by the exact test; the simultaneous interval still "
+                         "reaches 0")
+        elif not flagged[i] and lb[i] > 0:
+            notes.append("the simultaneous interval lies above 0 but the exact test at "
+                         "this slice's level does not reject")
+        if wt[i] <= 0:
+            notes.append("too few rows to ever reach its level (not counted in the "
+                         "multiplicity)")
         if n_s[i] < SMALL_GROUP:
             notes.append(f"small slice ({int(n_s[i])} rows in the denominator)")
         v = A_DISADVANTAGED if flagged[i] else NO_EVIDENCE
@@ -344,12 +472,13 @@ def evaluate(state: _State, *, confidence_level: float, error_control: str) -> D
             rows=int(c.support[j]), n=int(n_s[i]), count=int(k_s[i]), n_other=int(n_o),
             count_other=int(k_o), estimate=float(est[i] * scale[i]),
             low=float(lb[i] * scale[i]), high=float(scale[i]),
-            interval_level=float(1.0 - miss[i]), verdict=v, p_value=float(p[i]),
+            interval_level=float(1.0 - miss[i]), verdict=v, p_value=float(pv[i]),
+            test_alpha=float(test_miss[i]),
             required_n=rn, metric=state.metric, component=state.component,
             rate=state.rate, rate_is_cost=state.rate_is_cost, note="; ".join(notes),
             merged=tuple(_label(c, keys[q])[0] for q in merged), parents=tuple(parents),
             children=tuple(kids), weight=float(w[i])))
-    detect = _detectable(c, n_s, N, K, miss, dep, estimable)
+    detect = _detectable(c, n_s, N, K, test_miss, dep, wt > 0)
     return DiscoverResult(
         comparisons=tuple(out), metric=state.metric, component=state.component,
         rate=state.rate, favourable=state.favourable, comparison=state.comparison,
@@ -360,11 +489,11 @@ def evaluate(state: _State, *, confidence_level: float, error_control: str) -> D
         n_rows=c.n_rows, excluded=dict(c.excluded), source=c.source, engine=c.engine,
         n_candidates=m_total, lattice=dict(c.lattice), n_evaluated=int(live.sum()),
         n_pruned=int(pruned.sum()), n_not_estimable=int((~estimable).sum()),
-        n_flagged=int(flagged.sum()), population_n=int(N),
+        n_flagged=n_found, population_n=int(N),
         population_rate=_rate(K, N, state.rate_is_cost), detectable=detect,
         version=__version__,
         created=_dt.datetime.now(_dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
-        columns=dict(state.columns), state=state)
+        columns=dict(state.columns), n_testable=m_t, state=state)
 
 
 def _rate(k: float, n: float, rate_is_cost: bool) -> float:
@@ -421,23 +550,24 @@ def _jaccard(a, b, na, nb, index, support) -> float:
 
 def _detectable(c, n_s, N, K, miss, dep, estimable) -> tuple:
     """Gaps a slice would have needed to be flagged, at a few slice sizes and each depth."""
-    out = []
     rate = K / N if N > 0 else 0.0
     sizes = sorted({int(c.min_support), int(max(c.min_support, round(0.05 * N))),
                     int(max(c.min_support, round(0.2 * N)))})
+    cells = []
     for d in sorted(set(dep.tolist())):
         sel = (dep == d) & estimable
         if not sel.any():
             continue
-        a = float(np.nanmin(miss[sel]))
-        for size in sizes:
-            if size >= N:
-                continue
-            g = detectable_gap(size, N - size, rate, a)
-            out.append({"depth": int(d), "slice_rows": size,
-                        "gap": None if not math.isfinite(g) else g})
-    return tuple(out)
+        a = float(np.nanmax(miss[sel]))
+        cells += [(int(d), size, a) for size in sizes if size < N]
+    if not cells:
+        return ()
+    g = exact_detectable_gap([s for _, s, _ in cells], [N - s for _, s, _ in cells], rate,
+                             [a for _, _, a in cells])
+    return tuple({"depth": d, "slice_rows": size,
+                  "gap": None if not math.isfinite(x) else float(x)}
+                 for (d, size, _), x in zip(cells, np.atleast_1d(g), strict=True))
 
 
-__all__ = ["DEPTH", "MAX_CANDIDATES", "MAX_LEVELS", "MAX_ROWS", "MIN_SUPPORT", "discover",
-           "evaluate"]
+__all__ = ["DEPTH", "MAX_CANDIDATES", "MAX_LEVELS", "MAX_ROWS", "MIN_SUPPORT", "Decision",
+           "decide", "discover", "evaluate"]

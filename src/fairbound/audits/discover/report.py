@@ -13,8 +13,9 @@ from pathlib import Path
 from fairbound._words import GAP_VERDICTS
 
 _CONTROL = {
-    "family": "family-wise: every interval shown holds jointly, so no slice is flagged "
-              "falsely, with probability at least {level}",
+    "family": "family-wise: no slice is flagged falsely (Fisher's exact test, "
+              "Tarone-weighted Bonferroni over the testable slices), and every interval "
+              "shown holds jointly, each with probability at least {level}",
     "fdr": "false discovery rate (weighted Benjamini-Yekutieli, any dependence) at most "
            "{alpha}",
     "none": "each slice on its own at {level} (no protection against the many slices "
@@ -173,19 +174,21 @@ def render_discover_report(source, *, title: str | None = None, figures: bool = 
     fig = try_figure(lambda: plot_slices(d), "gap of each reported slice") \
         if figures and have_matplotlib() else None
     lattice = ", ".join(f"depth {k}: {v:,}" for k, v in d["lattice"].items())
-    facts = (f"<p>{escape(statement(d))}</p><ul>"
+    facts = (f"<p class='lead' data-verdict>{escape(statement(d))}</p><ul>"
              f"<li>source: {escape(d['source'])} ({d['n_rows']:,} rows, engine "
              f"{escape(d['engine'])})</li>"
              f"<li>metric: {escape(d['metric'])} ({escape(d['rate'])}), favourable "
              f"prediction: {escape(d['favourable'])}</li>"
              f"<li>candidates: {d['n_candidates']:,} ({escape(lattice)}); evaluated "
              f"{d['n_evaluated']:,}, pruned {d['n_pruned']:,} (no refinement could be "
-             f"flagged), not estimable {d['n_not_estimable']:,}</li>"
+             f"flagged), not estimable {d['n_not_estimable']:,}, testable (could reach "
+             f"their level at all) {d.get('n_testable', -1):,}</li>"
              f"<li>intervals: {escape(d['method'])}; error control: "
              f"{escape(control_text(d))}</li></ul>")
     parts = [Markup(f"<section id='summary'><h2>Summary</h2>{facts}</section>")]
     if fig is not None:
-        parts.append(Markup(f"<section id='figure'><h2>Slices</h2>{fig}</section>"))
+        parts.append(Markup(f"<section id='figure'><h2>Slices</h2><figure>{fig}</figure>"
+                            "</section>"))
     parts.append(Markup("<section id='flagged'><h2>Flagged slices, largest gap first</h2>"
                         f"{_table(d, flagged) if flagged else '<p>None.</p>'}</section>"))
     parts.append(Markup("<section id='closest'><h2>Closest calls</h2>"

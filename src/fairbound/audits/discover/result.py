@@ -59,15 +59,23 @@ class SliceFinding:
         bears more cost.
     interval_level : float
         The level of this interval: ``1 - alpha w`` under the family-wise control (``w`` the
-        slice's weight), so all intervals of the search hold jointly at the audit's level.
+        slice's depth weight over the whole lattice), so all intervals of the search hold
+        jointly at the audit's level.
     verdict : str
-        ``"A disadvantaged"`` (the slice is harmed: ``low > 0``) or ``"not enough evidence"``.
+        ``"A disadvantaged"`` (the exact test rejects: the slice is harmed) or ``"not
+        enough evidence"``.  Verdicts come from the exact test, which is more powerful than
+        the intervals: a flagged slice's interval may still reach 0 (its note says so).
     p_value : float
-        The smallest miss probability at which the slice's own bound is above 0 (before
-        any multiplicity adjustment; used for ranking).
+        The one-sided Fisher exact p-value of the slice against its complement (before any
+        multiplicity adjustment; NaN where it was not computed: gap not positive, or
+        pruned).
+    test_alpha : float
+        The level the exact test of this slice ran at (Tarone-weighted Bonferroni or
+        Benjamini-Yekutieli over the testable slices); the verdict is ``p_value <=
+        test_alpha``.  0 for a slice too small ever to reach a level (not counted).
     required_n : float
-        Rows (slice + other, same shares) at which the interval, at its level, would lie
-        above 0 if the observed rates were the truth.
+        Rows (slice + other, same shares) at which the exact test, at ``test_alpha``,
+        would flag the slice if the observed rates were the truth.
     merged : tuple of str
         Near-duplicate slices (nearly the same rows) folded into this one.
     parents, children : tuple of dict
@@ -101,6 +109,7 @@ class SliceFinding:
     parents: tuple = ()
     children: tuple = ()
     weight: float = field(default=math.nan, repr=False)
+    test_alpha: float = math.nan
 
     @property
     def slice(self) -> str:
@@ -175,7 +184,8 @@ class SliceFinding:
             "rate_gap": _num(g), "rate_gap_low": _num(glo), "rate_gap_high": _num(ghi),
             "estimate": _num(self.estimate), "low": _num(self.low), "high": _num(self.high),
             "interval_level": _num(self.interval_level), "verdict": self.verdict,
-            "p_value": _num(self.p_value), "required_n": _num(self.required_n),
+            "p_value": _num(self.p_value), "test_alpha": _num(self.test_alpha),
+            "required_n": _num(self.required_n),
             "note": self.note, "merged": list(self.merged),
             "parents": [dict(p) for p in self.parents],
             "children": [dict(c) for c in self.children],
@@ -200,6 +210,9 @@ class DiscoverResult(ResultMethods):
         Candidates by depth.
     n_pruned : int
         Candidates no refinement of which could be flagged (not evaluated; still counted).
+    n_testable : int
+        Candidates whose exact test could reach its level at all (Tarone's count: the
+        multiplicity the verdicts pay); the rest can never be flagged.
     """
 
     comparisons: tuple
@@ -229,6 +242,7 @@ class DiscoverResult(ResultMethods):
     version: str
     created: str
     columns: dict = field(default_factory=dict)
+    n_testable: int = -1
     kind: str = "discover"
     state: Any = field(default=None, repr=False, compare=False)
 
@@ -303,11 +317,15 @@ class DiscoverResult(ResultMethods):
             "n_candidates": self.n_candidates,
             "lattice": {str(k): v for k, v in self.lattice.items()},
             "n_evaluated": self.n_evaluated, "n_pruned": self.n_pruned,
+            "n_testable": self.n_testable,
             "n_not_estimable": self.n_not_estimable, "n_flagged": self.n_flagged,
             "population_n": self.population_n,
             "population_rate": _num(self.population_rate),
             "detectable": [dict(x) for x in self.detectable],
-            "method": "clopper-pearson difference (finite-sample, one-sided)",
+            "method": "verdicts: one-sided Fisher exact test of each slice against its "
+                      "complement, Tarone-weighted over the testable slices; intervals: "
+                      "clopper-pearson difference (finite-sample, one-sided), depth-weighted "
+                      "over every candidate",
             "comparisons": [c.to_dict() for c in self.comparisons],
         }
 
