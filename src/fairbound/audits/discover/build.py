@@ -20,7 +20,12 @@ import numpy as np
 
 from fairbound._validate import check_choice, check_int
 from fairbound._words import SMALL_GROUP
-from fairbound.audits.control import check_error_control, controlled, dependence_robust_level
+from fairbound.audits.control import (
+    check_error_control,
+    controlled,
+    dependence_robust_level,
+    level_function,
+)
 from fairbound.audits.discover.result import COMPARISONS, DiscoverResult, SliceFinding
 from fairbound.audits.verdicts import A_DISADVANTAGED, NO_EVIDENCE, NOT_ESTIMABLE
 from fairbound.errors import FairboundError
@@ -366,10 +371,10 @@ def decide(n_s, k_s, N: float, K: float, dep, lattice: dict, *, confidence_level
     n_found = int(flagged.sum())
     if control == "none":
         miss = np.full(len(n_s), alpha)
-    elif control == "fdr":   # false-coverage-rate intervals at R alpha w / H_M
-        miss = max(n_found, 1) * alpha / h * w
-    else:
-        miss = alpha * w
+    else:   # family: alpha w; fdr: false-coverage-rate intervals at R alpha w / H_M
+        level_of = level_function(control, dependence_robust_level(rho, m_total, control),
+                                  m_total, discoveries=max(n_found, 1))
+        miss = (1.0 - level_of(1)) * m_total * w
     return Decision(m_total=m_total, w=w, estimable=estimable, est=est, wt=wt, m_t=m_t,
                     pruned=pruned, live=live, idx=idx, pv=pv, test_miss=test_miss,
                     flagged=flagged, miss=miss, n_found=n_found)
