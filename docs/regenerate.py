@@ -42,6 +42,33 @@ More markers:
   regenerated. ``PATH`` is a committed benchmark output that names its machine (a line
   with ``cores``), and every line of the block must be a line of that file.
 
+Numbers in prose
+----------------
+A paragraph, list item or table row that states a *measured* number (a decimal such as
+0.043, a percentage, a ratio such as 1.9x, a timing in s or ms, a count with a thousands
+separator; see :data:`MEASURED` and :data:`NOT_MEASURED`: versions, dates, section numbers
+and anything in backticks are not measured numbers) must say where the number comes from,
+with a marker on the line above its paragraph (a marker above a table or list covers all of
+its rows or items, up to the next blank line; inside a list item, indent it as the item):
+
+* ``<!-- fairbound:numbers -->``: the numbers are in the page's generated outputs (above);
+* ``<!-- fairbound:cites results PATH -->``: a committed output in ``benchmarks/results/``
+  that names its machine (a line with ``cores``) and holds every number;
+* ``<!-- fairbound:cites paper SEED where -->``: a seed paper (``SEED`` a file of
+  ``../shared/seeds/``); where the seed is present, it must hold every number;
+* ``<!-- fairbound:cites law SOURCE -->``: a statute or rule, named in ``SOURCE``;
+* ``<!-- fairbound:cites test tests/PATH.py::test_name ... -->``: tests that assert the
+  numbers; each must exist and hold every number (in the test or its module's constants);
+* ``<!-- fairbound:cites code src/fairbound/PATH.py -->``: a default or constant of the
+  package, stated in that module (``1,000,000`` may be written ``1_000_000`` there).
+
+Several markers may stand above one paragraph; a number must be in one of their sources.
+A number that is a convention, not a measurement (:data:`CONVENTIONS`: confidence levels,
+the four-fifths rule), needs no source. A paragraph that cannot cite a source is listed in
+:data:`ALLOWED` under a category that gives the reason (derived, approximate, unkept, ...).
+``--check`` fails on a cited number missing from its source and on a paragraph with none;
+``python docs/regenerate.py --census`` counts the numeric paragraphs of each kind.
+
 ``tests/docs/test_regenerate.py`` checks that every output block of the README and the docs
 carries one of these markers (or is listed there with the reason it does not), runs
 ``--check`` in the ``long`` suite and ``--check --long`` in the ``slow`` one.
@@ -53,12 +80,14 @@ from __future__ import annotations
 
 import argparse
 import difflib
+import functools
 import os
 import re
 import shlex
 import subprocess
 import sys
 import tempfile
+from decimal import Decimal
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -79,6 +108,105 @@ HEAD = re.compile(r"\s*\|\s*head -n (?P<n>\d+)\s*$")
 GREP = re.compile(r"\s*\|\s*grep (?P<args>(?:-e \"[^\"]+\"\s*)+)$")
 NUMBERS = re.compile(r"^<!-- fairbound:numbers -->\n(?P<para>(?:.+\n)+)", re.M)
 NUMBER = re.compile(r"(?<![\w.])[-+]?(?:\d{1,3}(?:,\d{3})+|\d{3,}|\d*\.\d+)(?![\w])")
+#: A number a reader could take for a measurement: a count with a thousands separator, a
+#: decimal, a percentage, a ratio (``1.9x``) or a timing (``s``, ``ms``).
+MEASURED = re.compile(r"(?<![\w.\-/])(?:\d{1,3}(?:,\d{3})+(?:\.\d+)?"
+                      r"|\d*\.\d+(?:e[-+]?\d+)?(?:\s?(?:%|x\b|s\b|ms\b))?"
+                      r"|\d+(?:\s?%|x\b|\s?ms\b|\s?s\b))(?![\w.]*\d)")
+#: Text that holds no measured number: code spans, comments, link targets, software
+#: versions, dates, times of day, section numbers (``§ 1607.4``, ``Table 1.2``).
+NOT_MEASURED = re.compile(
+    r"`[^`]*`|<!--.*?-->|\]\([^)]*\)|https?://\S+|\d{4}-\d{2}-\d{2}|\d{1,2}:\d{2}"
+    r"|(?i:\b(?:python|duckdb|pandas|polars|pyarrow|pyspark|spark|numpy|scipy|fairlearn"
+    r"|scikit-learn|java|multinli|version|cc by|v)\s?\d+(?:\.\d+)*)"
+    r"|arXiv:\S+|§+\s*[\d.()A-Za-z-]+"
+    r"|(?i:\b(?:section|sec\.|table|figure|fig\.|eq\.|equation)\s*\d+(?:\.\d+)*)")
+#: Numbers that are conventions a user sets or a rule fixes, not measurements; a paragraph
+#: whose every measured number is one of these needs no source.
+CONVENTIONS = {
+    **dict.fromkeys(("90%", "95%", "99%", "0.95", "0.05", "5%"),
+                    "a confidence level or error rate: a setting, not a result"),
+    **dict.fromkeys(("2.5%",), "the lower quantile of a 95% interval (alpha / 2)"),
+    **dict.fromkeys(("0.8", "80%"), "the four-fifths rule (29 CFR 1607.4(D)) or the usual "
+                    "80% power of a sample-size plan"),
+}
+#: Paragraphs whose measured numbers have no source of their own, by category:
+#: ``category: (reason, ((page, start of the paragraph's text), ...))``.
+ALLOWED: dict[str, tuple[str, tuple[tuple[str, str], ...]]] = {
+    "approximate": (
+        "an order of magnitude given in words ('about 30% wider', 'about 98% agreement'), from "
+        "runs whose output was not kept; no exact figure is claimed", (
+            ('docs/stability.md', '**Metrics per run.** Accuracy, macro-F1 '),
+            ('docs/few_labels.md', 'accuracy: the finite-sample PPI interval'),
+        )),
+    "unkept": (
+        "measured once when the feature was written (a timing in passing, the value a seeded "
+        "slow test printed); the output was not kept, and the paragraph names how to measure "
+        "it again", (
+            ('docs/nli.md', 'The resampling is vectorised. Cluster in'),
+            ('docs/nli.md', 'A seeded coverage simulation (`pytest -m'),
+            ('docs/proxies.md', 'The calibration check finds nothing (Hos'),
+            ('docs/scores.md', '**AUC** (DeLong): asymptotic. Needs two '),
+            ('docs/scores.md', 'Measured (`tests/audits/scores/test_audi'),
+            ('docs/scores.md', 'The deciles rank every race about equall'),
+            ('docs/reproductions.md', 'The paper (section 2) defines the cost f'),
+            ('docs/reproductions.md', 'The mean selection-rate gap also moves w'),
+            ('docs/overview.md', '**0/1 costs (every confusion-matrix metr'),
+            ('docs/engines.md', '**hashed rows** (`"hashed rows (bottom-k'),
+            ('docs/many_groups.md', 'fairlearn 0.15, `MetricFrame(metrics=sel'),
+            ('docs/many_groups.md', 'The fairlearn count (needs `pip install '),
+            ('docs/discover.md', '**Error control.** At most 4% of data se'),
+            ('docs/discover.md', '**Peers** (earlier run of this benchmark'),
+            ('docs/discover.md', '**fairaudit** (Cherian & Candes: bootstr'),
+        )),
+    "illustration": (
+        "a made-up value in an explanation ('0.75 and 0.9 can both be chance'), not a result", (
+            ('docs/impact_ratios.md', 'What fairbound adds is **the interval**.'),
+        )),
+    "inputs": (
+        "the bad value a row of docs/bad_inputs.md feeds the tool, or the DuckDB sniffing "
+        "default (20,480 rows) a row works around: an input, not a result", (
+            ("docs/bad_inputs.md", "|"),
+            ("docs/bad_inputs.md", "DuckDB reads CSV files"),
+            ("docs/bad_inputs.md", "In the Python calls"),
+        )),
+    "history": (
+        "the changelog records what each change measured when it was made; it is dated "
+        "history, not a claim about the current tool", (
+            ("docs/changelog.md", ""),
+        )),
+    "derived": (
+        "a ratio, range or arithmetic result worked out from numbers the page cites (e.g. '2 "
+        "to 13 times wider', '2 * 0.5**n: 25% at 3 runs'); the inputs are checked, the "
+        "reading is not", (
+            ('docs/which_interval.md', '`agresti-caffo`, `newcombe` and `bayes` '),
+            ('docs/which_interval.md', 'The finite-sample bounds always cover, b'),
+            ('docs/which_interval.md', '`exact`, the default for 0/1 costs, is a'),
+            ('docs/which_interval.md', '`betting` always covers like the other f'),
+            ('docs/stability.md', '`write_report` (folder: `scores.<fmt>`, '),
+            ('docs/nli.md', '| man_is_to_programmer | 10 | 22 | 570 ('),
+            ('docs/nli.md', 'Matching Table 10 too would mean choosin'),
+            ('docs/nli.md', 'In a seeded simulation (60 premise templ'),
+            ('docs/impact_ratios.md', '| fairbound, 60 data sets, 30 per group,'),
+            ('docs/impact_ratios.md', '| fairbound, 400 data sets, 150 per grou'),
+            ('docs/impact_ratios.md', '| naive: 95% interval vs the data-chosen'),
+            ('docs/proxies.md', '(timings removed; 2-core shared machine.'),
+            ('docs/proxies.md', '**Width.** The issue asked for intervals'),
+            ('docs/proxies.md', 'The prediction-powered interval keeps it'),
+            ('docs/reproductions.md', 'At 2,000 rows, the TPR gap for the class'),
+            ('docs/verdicts.md', 'One audit makes many comparisons: every '),
+            ('docs/verdicts.md', 'Every output says which control is in fo'),
+            ('docs/disagreement.md', '| `"entropy"` | `-sum_k p_k log p_k / lo'),
+            ('docs/many_groups.md', 'The asymptotic methods are tighter but u'),
+            ('docs/many_groups.md', 'For 0/1 costs, `method="clopper-pearson"'),
+            ('docs/discover.md', '**The depth weights.** Within `T`, depth'),
+            ('docs/discover.md', '**Power vs plain Bonferroni with the old'),
+            ('docs/discover.md', '**Power vs plain Bonferroni with the sam'),
+        )),
+}
+CITES = re.compile(r"^<!-- fairbound:cites (?P<kind>results|paper|law|test|code) (?P<src>.+?) -->$")
+#: Where the seed papers are (``cites paper``).
+SEEDS = ROOT.parent / "shared" / "seeds"
 
 
 def _adult(path: Path) -> None:
@@ -193,6 +321,168 @@ def benchmarks(page: Path) -> list[str]:
     return problems
 
 
+def prose(page: Path) -> list[tuple[int, str, list[str], list[str]]]:
+    """Every paragraph, list item and table row of ``page`` that states a measured number.
+
+    ``(line, text, markers, numbers)``, outside code blocks and headings:
+    ``markers`` are the ``<!-- fairbound:... -->`` lines at the top of its paragraph (a
+    run of non-blank lines), ``numbers`` the measured numbers (:data:`MEASURED`).
+    """
+    units: list[list] = []
+    block: list[tuple[int, str]] = []
+
+    def flush() -> None:
+        marks = []
+        while block and block[0][1].lstrip().startswith("<!--"):
+            marks.append(block.pop(0)[1].strip())
+        unit = None
+        for n, line in block:
+            s = line.lstrip()
+            if s.startswith("#"):
+                unit = None
+            elif unit is None or s.startswith("|") or re.match(r"(?:[-*+]|\d+\.)\s", s):
+                unit = [n, line, marks]
+                units.append(unit)
+            else:
+                unit[1] += "\n" + line
+        block.clear()
+
+    fence = False
+    for n, line in enumerate(page.read_text(encoding="utf-8").split("\n"), 1):
+        if line.lstrip().startswith("```"):   # fenced code, also inside a list item
+            fence = not fence
+            flush()
+        elif not fence and line.strip():
+            block.append((n, line))
+        elif not fence:
+            flush()
+    flush()
+    out = []
+    for n, text, marks in units:
+        nums = MEASURED.findall(NOT_MEASURED.sub(" ", text))
+        if nums:
+            out.append((n, text, marks, nums))
+    return out
+
+
+def allowed(page: Path, text: str) -> str | None:
+    """The :data:`ALLOWED` category of the paragraph ``text`` of ``page``, if any."""
+    start = re.sub(r"^(?:[-*+]|\d+\.)\s+", "", " ".join(text.split()))
+    name = _name(page)
+    for category, (_, entries) in ALLOWED.items():
+        if any(name == where and start.startswith(prefix)
+               for where, prefix in entries):
+            return category
+    return None
+
+
+def _core(num: str) -> str:
+    """The digits of a measured number, without its unit (``1.9x`` -> ``1.9``)."""
+    return re.sub(r"\s?(?:%|x|ms|s)$", "", num)
+
+
+def _holds(text: str, num: str) -> bool:
+    """Whether ``text`` states ``num`` (with or without its thousands separators)."""
+    core = _core(num)
+    forms = {core, core.replace(",", ""), core.replace(",", "_")}
+    if num.endswith("%") and "," not in core:   # 44.85% is also 0.4485
+        forms.add(format(Decimal(core) / 100, "f"))
+    if "." in core and "," not in core:   # 0.001 is also 1e-3 in code
+        forms.add(re.sub(r"e([+-])0*(\d)", r"e\1\2", re.sub(r"\.?0*e", "e", f"{float(core):e}")))
+    return not forms.isdisjoint(_stated(text))
+
+
+@functools.lru_cache(maxsize=128)
+def _stated(text: str) -> frozenset[str]:
+    """Every number ``text`` states: each numeric token, and its prefixes a non-digit follows.
+
+    ``1770.0`` states ``1770``; ``0.1594`` does not state ``0.159``.
+    """
+    out = set()
+    for m in re.finditer(r"(?<![\d.])\d[\d.,_]*(?:e[-+]?\d+)?", text):
+        tok = m[0].rstrip(".,_")
+        out.add(tok)
+        out.update(tok[:i] for i in range(1, len(tok)) if not tok[i].isdigit())
+    return frozenset(out)
+
+
+def _source(kind: str, src: str) -> tuple[str | None, str | None]:
+    """``(text, problem)``: what a ``cites`` marker's source says (None: not checkable)."""
+    if kind == "law":
+        return None, None if re.search(r"\d", src) else f"cites law {src!r} names no section"
+    if kind == "paper":
+        seed = SEEDS / src.split()[0]
+        if not SEEDS.is_dir():
+            return None, None      # the seeds are not checked out here
+        if not seed.is_file():
+            return None, f"cites paper {src.split()[0]}: no such seed in {SEEDS}"
+        return seed.read_text(encoding="utf-8", errors="replace"), None
+    if kind == "results":
+        path = ROOT / src.split()[0]
+        if not path.is_file() or path.parent != ROOT / "benchmarks" / "results":
+            return None, f"cites results {src}: not a file of benchmarks/results/"
+        text = path.read_text(encoding="utf-8")
+        if "cores" not in text:
+            return None, f"cites results {src}: the file does not name its machine"
+        return text, None
+    if kind == "code":
+        path = ROOT / src.split()[0]
+        if not path.is_file() or not src.startswith("src/fairbound/"):
+            return None, f"cites code {src}: not a file of src/fairbound/"
+        return path.read_text(encoding="utf-8"), None
+    texts = []
+    for ref in src.split():
+        path, _, name = ref.partition("::")
+        if not (ROOT / path).is_file() or not path.startswith("tests/"):
+            return None, f"cites test {ref}: no such test file"
+        module = (ROOT / path).read_text(encoding="utf-8")
+        if not re.search(rf"^\s*def {re.escape(name)}\(", module, re.M):
+            return None, f"cites test {ref}: no test {name} in {path}"
+        texts.append(module)
+    return "\n".join(texts), None
+
+
+def sources(page: Path) -> tuple[list[str], dict]:
+    """``(problems, census)`` of the measured numbers in ``page``'s prose.
+
+    Each paragraph with a measured number is counted once in ``census``, under the kind
+    of its first marker (``numbers``, ``results``, ``paper``, ``law``, ``test``), or
+    ``convention`` (every number a :data:`CONVENTIONS` one) or ``unsourced``; a cited
+    number missing from every cited source is a problem. (``numbers`` paragraphs are
+    checked against the page's outputs by :func:`generate`.)
+    """
+    problems: list[str] = []
+    census: dict = {}
+    for n, text, marks, nums in prose(page):
+        cites = [CITES.match(m) for m in marks]
+        cites = [c for c in cites if c]
+        if any(m == "<!-- fairbound:numbers -->" for m in marks):
+            kind = "numbers"
+        elif allowed(page, text):
+            kind = "allowed"
+        elif cites:
+            kind = cites[0]["kind"]
+            have, checkable = [], True
+            for c in cites:
+                got, problem = _source(c["kind"], c["src"])
+                if problem:
+                    problems.append(f"{_name(page)}:{n}: {problem}")
+                if got is None:
+                    checkable = checkable and c["kind"] in ("law", "paper") and not problem
+                else:
+                    have.append(got)
+            if have and not (checkable and len(have) < len(cites)):
+                problems += [f"{_name(page)}:{n}: {num} is in none of its cited sources"
+                             for num in nums if num not in CONVENTIONS
+                             and not any(_holds(t, num) for t in have)]
+        elif all(num in CONVENTIONS for num in nums):
+            kind = "convention"
+        else:
+            kind = "unsourced"
+        census.setdefault(kind, []).append((n, text))
+    return problems, census
+
+
 def generate(page: Path, cwd: Path, kinds=("run", "run-long")) -> tuple[str, list[str]]:
     """``(new text, problems)``: the page with every marked block of ``kinds`` regenerated.
 
@@ -229,7 +519,7 @@ def generate(page: Path, cwd: Path, kinds=("run", "run-long")) -> tuple[str, lis
     shown = "\n".join(outputs)
     for m in NUMBERS.finditer(new):
         for num in NUMBER.findall(m["para"]):
-            if num.lstrip("+-") not in shown:
+            if num.lstrip("+-") not in shown and num.lstrip("+-").replace(",", "") not in shown:
                 problems.append(f"{_name(page)}: the number {num} in a marked "
                                 "paragraph is in none of the page's outputs")
     return new, problems
@@ -242,6 +532,27 @@ def prepare(folder: Path, commands: list[str] | None = None) -> None:
             make(folder / name)
 
 
+def census(todo: list[Path]) -> int:
+    """Print how many paragraphs state measured numbers, by source; 1 on a problem."""
+    kinds = ("numbers", "results", "paper", "law", "test", "code", "convention", "allowed",
+             "unsourced")
+    total = dict.fromkeys(kinds, 0)
+    problems = []
+    for page in todo:
+        found, counts = sources(page)
+        problems += found
+        row = {k: len(counts.get(k, ())) for k in kinds}
+        if any(row.values()):
+            print(f"{_name(page):28s} " + " ".join(f"{k} {v:3d}" for k, v in row.items()))
+        for k in kinds:
+            total[k] += row[k]
+    print(f"{'total':28s} " + " ".join(f"{k} {v:3d}" for k, v in total.items())
+          + f"  (all {sum(total.values())})")
+    for p in problems:
+        print(p, file=sys.stderr)
+    return 1 if problems else 0
+
+
 def main(argv: list[str] | None = None) -> int:
     """Regenerate (or with ``--check`` compare) every marked block; 1 when any differs."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -251,14 +562,26 @@ def main(argv: list[str] | None = None) -> int:
                          "long simulations)")
     ap.add_argument("--examples", action="store_true",
                     help="also rebuild docs/examples/ (docs/build_examples.py)")
+    ap.add_argument("--census", action="store_true",
+                    help="count the paragraphs with measured numbers by source, then stop")
     ap.add_argument("pages", nargs="*", type=Path, help="only these pages")
     args = ap.parse_args(argv)
+    if args.census:
+        return census([p.resolve() for p in args.pages] or pages())
     todo = [p.resolve() for p in args.pages] or pages()
+    differs = 0
+    if not args.long:   # numbers in prose: their sources (fast; --census counts them)
+        for page in todo:
+            found, counts = sources(page)
+            found += [f"{_name(page)}:{n}: a measured number with no source (see 'Numbers in "
+                      "prose')" for n, _ in counts.get("unsourced", ())]
+            for problem in found:
+                print(problem, file=sys.stderr)
+            differs += len(found)
     todo = [p for p in todo if any(r.search(p.read_text(encoding="utf-8"))
                                    for r in (RUN, NUMBERS, BENCHMARK, PYOUT))]
     kinds = ("run", "run-long") if not args.check else ("run-long",) if args.long \
         else ("run",)
-    differs = 0
     with tempfile.TemporaryDirectory(prefix="fairbound-docs-") as tmp:
         work = Path(tmp)
         prepare(work, [m["cmd"] for p in todo for m in RUN.finditer(p.read_text("utf-8"))
