@@ -290,36 +290,11 @@ def required_total_n(k_s, n_s, k_c, n_c, miss, *, iterations: int = 60):
     >>> bool(1040 < need < 20_000), bool(gap_lower_bound(9, 40, 100, 1000, 0.05) <= 0)
     (True, True)
     """
-    k_s, n_s, k_c, n_c, miss = _arrays(k_s, n_s, k_c, n_c, miss)
-    shape = np.broadcast_shapes(k_s.shape, n_s.shape, k_c.shape, n_c.shape, miss.shape)
-    k_s, n_s, k_c, n_c, miss = (np.atleast_1d(np.broadcast_to(x, shape)).astype(float)
-                                for x in (k_s, n_s, k_c, n_c, miss))
-    out = np.full(k_s.shape, np.inf)
-    bad = (n_s <= 0) | (n_c <= 0)
-    with np.errstate(all="ignore"):
-        pos = ~bad & (k_s / np.where(n_s > 0, n_s, 1) > k_c / np.where(n_c > 0, n_c, 1))
+    def above(f, k_s, n_s, k_c, n_c, miss):
+        return gap_lower_bound(np.round(k_s * f), np.round(n_s * f), np.round(k_c * f),
+                               np.round(n_c * f), miss) > 0
 
-    def above(f, rows):
-        return gap_lower_bound(np.round(k_s[rows] * f), np.round(n_s[rows] * f),
-                               np.round(k_c[rows] * f), np.round(n_c[rows] * f),
-                               miss[rows]) > 0
-
-    if pos.any():
-        rows = np.flatnonzero(pos)
-        lo = np.full(rows.shape, -4.0)
-        hi = np.full(rows.shape, 9.0)  # log10 of the factor
-        reach = above(10.0 ** hi, rows)
-        for _ in range(iterations):
-            mid = 0.5 * (lo + hi)
-            ok = above(10.0 ** mid, rows)
-            hi = np.where(ok, mid, hi)
-            lo = np.where(ok, lo, mid)
-            if np.all(hi - lo < 1e-4):
-                break
-        total = n_s[rows] + n_c[rows]
-        out[rows] = np.where(reach, np.ceil(10.0 ** hi * total), np.inf)
-    out[bad] = np.nan
-    return out.reshape(shape)
+    return _required_n(above, k_s, n_s, k_c, n_c, miss, iterations=iterations)
 
 
 def detectable_gap(n_s, n_c, rate, miss):
@@ -506,40 +481,15 @@ def exact_required_total_n(k_s, n_s, k_c, n_c, miss, *, iterations: int = 60):
     >>> bool(1040 < need < 20_000), bool(exact_harm_pvalue(9, 40, 109, 1040) > 0.001)
     (True, True)
     """
-    k_s, n_s, k_c, n_c, miss = _arrays(k_s, n_s, k_c, n_c, miss)
-    shape = np.broadcast_shapes(k_s.shape, n_s.shape, k_c.shape, n_c.shape, miss.shape)
-    k_s, n_s, k_c, n_c, miss = (np.atleast_1d(np.broadcast_to(x, shape)).astype(float)
-                                for x in (k_s, n_s, k_c, n_c, miss))
-    out = np.full(k_s.shape, np.inf)
-    bad = (n_s <= 0) | (n_c <= 0)
-    with np.errstate(all="ignore"):
-        pos = ~bad & (k_s / np.where(n_s > 0, n_s, 1) > k_c / np.where(n_c > 0, n_c, 1)) \
-            & (miss > 0)
-
-    def reject(f, rows):
+    def reject(f, k_s, n_s, k_c, n_c, miss):
         from scipy.stats import hypergeom
 
-        ks, ns = np.round(k_s[rows] * f), np.maximum(np.round(n_s[rows] * f), 1.0)
-        kc, nc = np.round(k_c[rows] * f), np.maximum(np.round(n_c[rows] * f), 1.0)
-        p = hypergeom.sf(ks - 1, ns + nc, ks + kc, ns)
-        return p <= miss[rows]
+        ks, ns = np.round(k_s * f), np.maximum(np.round(n_s * f), 1.0)
+        kc, nc = np.round(k_c * f), np.maximum(np.round(n_c * f), 1.0)
+        return hypergeom.sf(ks - 1, ns + nc, ks + kc, ns) <= miss
 
-    if pos.any():
-        rows = np.flatnonzero(pos)
-        lo = np.full(rows.shape, -4.0)
-        hi = np.full(rows.shape, 9.0)  # log10 of the factor
-        reach = reject(10.0 ** hi, rows)
-        for _ in range(iterations):
-            mid = 0.5 * (lo + hi)
-            ok = reject(10.0 ** mid, rows)
-            hi = np.where(ok, mid, hi)
-            lo = np.where(ok, lo, mid)
-            if np.all(hi - lo < 1e-4):
-                break
-        total = n_s[rows] + n_c[rows]
-        out[rows] = np.where(reach, np.ceil(10.0 ** hi * total), np.inf)
-    out[bad] = np.nan
-    return out.reshape(shape)
+    return _required_n(reject, k_s, n_s, k_c, n_c, miss, iterations=iterations,
+                       positive_miss=True)
 
 
 def exact_detectable_gap(n_s, n_c, rate, miss):
@@ -579,3 +529,41 @@ def exact_detectable_gap(n_s, n_c, rate, miss):
         lo, hi = np.where(good, lo, mid), np.where(good, mid, hi)
     out = np.where(reach, grid[hi], np.nan)
     return out.reshape(shape) if shape else float(out[0])
+
+
+
+def _required_n(rejects, k_s, n_s, k_c, n_c, miss, *, iterations, positive_miss=False):
+    """Rows (slice + rest, both scaled by one factor ``f``) at which ``rejects`` holds.
+
+    ``rejects(f, k_s, n_s, k_c, n_c, miss)`` on the rows with a positive observed gap is
+    monotone in ``f``; bisection on ``log10 f`` in [-4, 9] for every row at once.  ``inf``
+    where even ``f = 10**9`` does not reject or the gap is not positive (with
+    ``positive_miss``, also where the miss is 0), NaN where a side has no rows.
+    """
+    k_s, n_s, k_c, n_c, miss = _arrays(k_s, n_s, k_c, n_c, miss)
+    shape = np.broadcast_shapes(k_s.shape, n_s.shape, k_c.shape, n_c.shape, miss.shape)
+    k_s, n_s, k_c, n_c, miss = (np.atleast_1d(np.broadcast_to(x, shape)).astype(float)
+                                for x in (k_s, n_s, k_c, n_c, miss))
+    out = np.full(k_s.shape, np.inf)
+    bad = (n_s <= 0) | (n_c <= 0)
+    with np.errstate(all="ignore"):
+        pos = ~bad & (k_s / np.where(n_s > 0, n_s, 1) > k_c / np.where(n_c > 0, n_c, 1))
+    if positive_miss:
+        pos &= miss > 0
+    if pos.any():
+        rows = np.flatnonzero(pos)
+        args = (k_s[rows], n_s[rows], k_c[rows], n_c[rows], miss[rows])
+        lo = np.full(rows.shape, -4.0)
+        hi = np.full(rows.shape, 9.0)  # log10 of the factor
+        reach = rejects(10.0 ** hi, *args)
+        for _ in range(iterations):
+            mid = 0.5 * (lo + hi)
+            ok = rejects(10.0 ** mid, *args)
+            hi = np.where(ok, mid, hi)
+            lo = np.where(ok, lo, mid)
+            if np.all(hi - lo < 1e-4):
+                break
+        total = n_s[rows] + n_c[rows]
+        out[rows] = np.where(reach, np.ceil(10.0 ** hi * total), np.inf)
+    out[bad] = np.nan
+    return out.reshape(shape)
