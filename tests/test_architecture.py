@@ -36,8 +36,9 @@ LAYERS: tuple[tuple[str, tuple[str, ...], str], ...] = (
     ("errors", ("fairbound.errors", "fairbound._version"),
      "FairboundError and the warnings; the version string"),
     ("checks and words", ("fairbound._validate", "fairbound._words", "fairbound.labels",
-                          "fairbound._io", "fairbound._render"),
-     "input checks, the verdict vocabulary, label values, atomic writes and CSV, formatting"),
+                          "fairbound._io", "fairbound._render", "fairbound._docs"),
+     "input checks, the verdict vocabulary, label values, atomic writes and CSV, formatting,"
+     " shared docstring text"),
     ("metrics", ("fairbound.metrics",), "the metric registry"),
     ("core", ("fairbound.stats",), "sufficient statistics, intervals, tests (numpy, scipy)"),
     ("engines", ("fairbound.engines",), "DuckDB, Spark: data to per-group statistics"),

@@ -27,6 +27,7 @@ A. C. Davison and D. V. Hinkley. *Bootstrap Methods and their Application*. CUP,
 
 from __future__ import annotations
 
+import functools
 import math
 import warnings
 from collections.abc import Callable, Mapping, Sequence
@@ -196,7 +197,7 @@ def _two_group_bootstrap(
     *,
     kind: BootstrapKind,
     rng: np.random.Generator,
-    n_resamples,
+    n_resamples=None,
 ) -> tuple[float, float]:
     B = check_n_resamples(DEFAULT_RESAMPLES if n_resamples is None else n_resamples)
     va, ca = _distinct(a)
@@ -220,32 +221,26 @@ def _two_group_bootstrap(
     return float(lo), float(hi)
 
 
-@register_interval(
-    "bootstrap-percentile",
-    random=True,
-    guarantee="resampling",
-    summary="Stratified percentile bootstrap (binomial/multinomial draws of each group's "
+def _register_bootstrap(kind: BootstrapKind, summary: str, reference: str,
+                        aliases: tuple[str, ...]) -> None:
+    """Register :func:`_two_group_bootstrap` of ``kind`` as the method ``bootstrap-<kind>``."""
+    register_interval(f"bootstrap-{kind}", random=True, guarantee="resampling",
+                      summary=summary, reference=reference, options=("n_resamples",),
+                      aliases=aliases)(functools.partial(_two_group_bootstrap, kind=kind))
+
+
+_register_bootstrap(
+    "percentile",
+    "Stratified percentile bootstrap (binomial/multinomial draws of each group's "
     "counts = an exact row bootstrap).",
-    reference="Efron & Tibshirani, An Introduction to the Bootstrap (1993), ch. 13",
-    options=("n_resamples",),
-    aliases=("bootstrap", "percentile"),
-)
-def _bootstrap_percentile(a, b, rho, *, rng, n_resamples=None):
-    return _two_group_bootstrap(a, b, rho, kind="percentile", rng=rng, n_resamples=n_resamples)
-
-
-@register_interval(
-    "bootstrap-bca",
-    random=True,
-    guarantee="resampling",
-    summary="Stratified bias-corrected and accelerated (BCa) bootstrap; jackknife "
+    "Efron & Tibshirani, An Introduction to the Bootstrap (1993), ch. 13",
+    ("bootstrap", "percentile"))
+_register_bootstrap(
+    "bca",
+    "Stratified bias-corrected and accelerated (BCa) bootstrap; jackknife "
     "acceleration computed exactly from counts.",
-    reference="Efron & Tibshirani, An Introduction to the Bootstrap (1993), ch. 14.3, eq. 15.36",
-    options=("n_resamples",),
-    aliases=("bca",),
-)
-def _bootstrap_bca(a, b, rho, *, rng, n_resamples=None):
-    return _two_group_bootstrap(a, b, rho, kind="bca", rng=rng, n_resamples=n_resamples)
+    "Efron & Tibshirani, An Introduction to the Bootstrap (1993), ch. 14.3, eq. 15.36",
+    ("bca",))
 
 
 # ------------------------------------------------------------------- audit-level bootstrap

@@ -24,7 +24,7 @@ import math
 import numpy as np
 
 from fairbound.stats import bernstein
-from fairbound.stats.base import GroupStats, register_interval
+from fairbound.stats.base import GroupStats, Guarantee, register_interval
 
 
 @functools.lru_cache(maxsize=64)
@@ -41,28 +41,26 @@ def _centred(a: GroupStats, b: GroupStats, half_width: float) -> tuple[float, fl
     return d - half_width, d + half_width
 
 
-@register_interval(
-    "bbu",
-    guarantee="asymptotic",
-    summary="Bernstein-bounded unfairness as published (plug-in variance, range C/gamma).",
-    reference="Ethayarajh, ACL 2020",
-    options=("gamma", "variance"),
-)
-def _bbu(a: GroupStats, b: GroupStats, rho: float, *, rng=None, gamma=None, variance=None):
+def _bbu(a: GroupStats, b: GroupStats, rho: float, *, corrected: bool, rng=None, gamma=None,
+         variance=None):
     return _centred(a, b, bernstein.bbu_half_width(a, b, rho, gamma=gamma, variance=variance,
-                                                   corrected=False))
+                                                   corrected=corrected))
 
 
-@register_interval(
-    "bbu-corrected",
-    guarantee="finite-sample",
-    summary="Bernstein with range C/gamma + C and a variance upper bound (worst case by default).",
-    reference="Ethayarajh, ACL 2020; Bernstein's inequality with a bounded-deviation constant",
-    options=("gamma", "variance"),
-)
-def _bbu_corrected(a, b, rho, *, rng=None, gamma=None, variance=None):
-    return _centred(a, b, bernstein.bbu_half_width(a, b, rho, gamma=gamma, variance=variance,
-                                                   corrected=True))
+def _register_bbu(name: str, corrected: bool, guarantee: Guarantee, summary: str,
+                  reference: str) -> None:
+    """Register :func:`_bbu` as published or ``corrected`` as the method ``name``."""
+    register_interval(name, guarantee=guarantee, summary=summary, reference=reference,
+                      options=("gamma", "variance"))(functools.partial(_bbu, corrected=corrected))
+
+
+_register_bbu("bbu", False, "asymptotic",
+              "Bernstein-bounded unfairness as published (plug-in variance, range C/gamma).",
+              "Ethayarajh, ACL 2020")
+_register_bbu("bbu-corrected", True, "finite-sample",
+              "Bernstein with range C/gamma + C and a variance upper bound (worst case by "
+              "default).",
+              "Ethayarajh, ACL 2020; Bernstein's inequality with a bounded-deviation constant")
 
 
 def hoeffding_half_width(n: float, *, cost_max: float, gamma: float, confidence_level: float):

@@ -94,16 +94,17 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from fairbound._docs import fill
 from fairbound.errors import FairboundError
 from fairbound.stats.base import NotEstimable
-from fairbound.stats.ppi.counts import PPIInterval, _cells
+from fairbound.stats.ppi.counts import PPIInterval, _cells, _UnlabeledCells
 from fairbound.stats.ppi.wald import _rate_gap_interval, _rate_interval, _tuned_ratio
 
 __all__ = ["WeightedPPICounts", "ipw_ratio_gap_interval", "ipw_ratio_interval"]
 
 
 @dataclass(frozen=True)
-class WeightedPPICounts:
+class WeightedPPICounts(_UnlabeledCells):
     """One group's rows by (gold, proxy, prediction), with the labeled rows' batch weights.
 
     Parameters
@@ -199,11 +200,6 @@ class WeightedPPICounts:
         return int(self.n.sum())
 
     @property
-    def n_unlabeled(self) -> int:
-        """Rows without a gold label."""
-        return int(self.unlabeled.sum())
-
-    @property
     def rows(self) -> int:
         """``M``: every row of the group."""
         return self.n_labeled + self.n_unlabeled
@@ -295,6 +291,7 @@ def _ratio_parts(c: WeightedPPICounts, num, den, proxy: bool) -> tuple[float, fl
     return est, var, lam
 
 
+@fill
 def ipw_ratio_interval(counts: WeightedPPICounts, confidence_level: float = 0.95, *,
                        metric="tpr", proxy: bool = True) -> PPIInterval:
     """Weighted prediction-powered CLT interval for one group's rate.
@@ -303,20 +300,12 @@ def ipw_ratio_interval(counts: WeightedPPICounts, confidence_level: float = 0.95
     ----------
     counts : WeightedPPICounts
         The group's cells and batch weights.
-    confidence_level : float
-        In (0, 1).
-    metric : str or (array_like, array_like)
-        A ratio metric of :data:`fairbound.stats.ppi.RATIO_METRICS` (``'tpr'``, ``'fpr'``,
-        ``'precision'``...), ``'error'`` (the error rate, a mean), or a pair of 2x2 tables
-        ``(num[y, pred], den[y, pred])``.
+    {{ppi_rate_parameters}}
     proxy : bool
         Use the proxy (tuned ``lambda``, default) or not (``lambda = 0``: the weighted
         labeled-only estimate).
 
-    Raises
-    ------
-    NotEstimable
-        With fewer than 2 labeled rows or a denominator estimated at 0.
+    {{ppi_ratio_raises}}
 
     Examples
     --------

@@ -60,6 +60,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from fairbound._docs import fill
 from fairbound.errors import FairboundError
 from fairbound.stats.base import NotEstimable
 from fairbound.stats.ppi.counts import PPIInterval, _cells
@@ -217,6 +218,7 @@ def _ratio_parts(c: ScorePPICounts, num, den, proxy: bool) -> tuple[float, float
     return R, max(var, 0.0) / tv**2, lam
 
 
+@fill
 def ppi_score_ratio_interval(counts: ScorePPICounts, confidence_level: float = 0.95, *,
                              metric="tpr", proxy: bool = True) -> PPIInterval:
     """PPI++ CLT interval for one group's rate with a score proxy.
@@ -225,19 +227,12 @@ def ppi_score_ratio_interval(counts: ScorePPICounts, confidence_level: float = 0
     ----------
     counts : ScorePPICounts
         The group's counts and score sums.
-    confidence_level : float
-        In (0, 1).
-    metric : str or (array_like, array_like)
-        A ratio metric of :data:`fairbound.stats.ppi.RATIO_METRICS`, ``'error'`` (a mean),
-        or a pair of 2x2 tables ``(num[y, pred], den[y, pred])``.
+    {{ppi_rate_parameters}}
     proxy : bool
         Use the score (tuned ``lambda``, default) or not (the labeled-only delta-method
         interval).
 
-    Raises
-    ------
-    NotEstimable
-        With fewer than 2 labeled rows or a denominator estimated at 0.
+    {{ppi_ratio_raises}}
     """
     return _rate_interval(counts, ScorePPICounts, confidence_level, metric,
                           lambda g, num, den: _ratio_parts(g, num, den, bool(proxy)))

@@ -144,6 +144,7 @@ import math
 import numpy as np
 from scipy import optimize, special
 
+from fairbound._docs import fill
 from fairbound._validate import check_choice, check_probability
 from fairbound.errors import FairboundError
 from fairbound.stats.base import (
@@ -178,6 +179,23 @@ _SCAN_NEAR = (0.02, 0.005)   # or 0.02 se in 0.005 steps when n p q > 100 in a g
 _FIRST = {8: np.array([-0.3, -0.1, 0.0, 0.03, 0.08, 0.15, 0.3, 0.6]),
           4: np.array([-0.003, 0.0, 0.003, 0.008, 0.016])}
 
+# numpydoc sections of the two asymptotic intervals (``_docs.fill``)
+_PIECES = {
+    "asymptotic_sections": (
+        "Parameters\n"
+        "----------\n"
+        "k_a, n_a, k_b, n_b : int\n"
+        "    Success counts and group sizes.\n"
+        "confidence_level : float\n"
+        "    In (0, 1).\n"
+        "\n"
+        "Returns\n"
+        "-------\n"
+        "(float, float)\n"
+        "    Lower and upper end."
+    ),
+}
+
 
 # --------------------------------------------------------------------------- checks
 def _z(alpha: float) -> float:
@@ -190,6 +208,7 @@ def _swap(lo: float, hi: float) -> tuple[float, float]:
 
 
 # --------------------------------------------------------------------------- statistic
+@fill
 def restricted_mle_ratio(x, y, n_a, n_b, theta):
     """Maximum-likelihood ``(p_A, p_B)`` under ``p_A = theta p_B``.
 
@@ -205,10 +224,7 @@ def restricted_mle_ratio(x, y, n_a, n_b, theta):
     theta : array_like
         Hypothesised ratio ``p_A / p_B > 0``.
 
-    Returns
-    -------
-    (numpy.ndarray, numpy.ndarray)
-        ``p_A`` and ``p_B``.
+    {{restricted_mle_returns}}
 
     Examples
     --------
@@ -255,6 +271,7 @@ def ratio_score_statistic(x, y, n_a, n_b, theta):
 
 
 # --------------------------------------------------------------------------- asymptotic
+@fill(**_PIECES)
 def katz_log_interval(k_a, n_a, k_b, n_b, confidence_level=0.95):
     """Katz log interval for ``p_A / p_B`` (asymptotic).
 
@@ -262,17 +279,7 @@ def katz_log_interval(k_a, n_a, k_b, n_b, confidence_level=0.95):
     table is empty (``k = 0`` or ``k = n`` in a group) 0.5 is added to every cell; then
     ``k_A = 0`` sets the lower end to 0 and ``k_B = 0`` the upper end to ``inf``.
 
-    Parameters
-    ----------
-    k_a, n_a, k_b, n_b : int
-        Success counts and group sizes.
-    confidence_level : float
-        In (0, 1).
-
-    Returns
-    -------
-    (float, float)
-        Lower and upper end.
+    {{asymptotic_sections}}
 
     Examples
     --------
@@ -311,6 +318,7 @@ def _score_root(ka, na, kb, nb, target: float, lo: float, hi: float) -> float:
     return float(optimize.brentq(f, lo, hi, xtol=1e-13, maxiter=200))
 
 
+@fill(**_PIECES)
 def koopman_interval(k_a, n_a, k_b, n_b, confidence_level=0.95):
     """Koopman's (1984) asymptotic score interval for ``p_A / p_B``.
 
@@ -318,17 +326,7 @@ def koopman_interval(k_a, n_a, k_b, n_b, confidence_level=0.95):
     :func:`ratio_score_statistic`, found by Brent's method on ``log theta``.  ``k_A = 0``
     gives the lower end 0, ``k_B = 0`` the upper end ``inf`` (``T`` never reaches ``z``).
 
-    Parameters
-    ----------
-    k_a, n_a, k_b, n_b : int
-        Success counts and group sizes.
-    confidence_level : float
-        In (0, 1).
-
-    Returns
-    -------
-    (float, float)
-        Lower and upper end.
+    {{asymptotic_sections}}
 
     Examples
     --------
@@ -713,6 +711,7 @@ def _scan(end: _End, outer: float, reach: float, step: float) -> np.ndarray:
 
 
 # --------------------------------------------------------------------------- public API
+@fill
 def exact_ratio_pvalue(k_a, n_a, k_b, n_b, theta0=1.0, *, gamma=0.001):
     """P-value of the exact unconditional score test of ``p_A = theta0 p_B``.
 
@@ -727,13 +726,7 @@ def exact_ratio_pvalue(k_a, n_a, k_b, n_b, theta0=1.0, *, gamma=0.001):
         Success counts and group sizes.
     theta0 : float or array_like
         Hypothesised ratio(s), positive and finite.
-    gamma : float
-        Berger-Boos ``gamma`` in ``[0, 1)``.
-
-    Returns
-    -------
-    float or numpy.ndarray
-        The p-value(s), shaped like ``theta0``.
+    {{exact_pvalue_tail}}
 
     Examples
     --------

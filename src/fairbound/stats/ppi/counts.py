@@ -97,16 +97,21 @@ def _check_type(obj, cls, param: str):
     return obj
 
 
+def _floats(value, param: str, must: str) -> np.ndarray:
+    """``value`` as a float array, or a one-line error saying what ``param`` must be."""
+    try:
+        return np.asarray(value, dtype=float)
+    except (TypeError, ValueError):
+        raise FairboundError(f"{param} must be {must}; got {value!r:.60}",
+                             param=param) from None
+
+
 def _cells(raw, name: str, shape: tuple, *, whole: bool) -> np.ndarray:
     """``raw`` as a read-only float array of ``shape`` with finite non-negative cells.
 
     ``whole``: the cells must also be whole numbers (counts).  Errors name ``name``.
     """
-    try:
-        a = np.array(raw, dtype=float)
-    except (TypeError, ValueError):
-        raise FairboundError(f"{name} must be an array of numbers; got {raw!r:.60}",
-                             param=name) from None
+    a = _floats(raw, name, "an array of numbers").copy()
     if a.shape != shape:
         raise FairboundError(f"{name} must have shape {shape}; got {a.shape}", param=name)
     bad = a[~((a >= 0) & np.isfinite(a))]   # NaN fails too
@@ -317,8 +322,22 @@ def _ratio_tables(metric) -> tuple[np.ndarray, np.ndarray, str]:
     return num, den, "custom"
 
 
+class _UnlabeledCells:
+    """The rows without a gold label by ``[f, pred]``, as a group's cells keep them.
+
+    What :class:`PPICounts` and :class:`~fairbound.stats.ppi_ipw.WeightedPPICounts` share.
+    """
+
+    unlabeled: np.ndarray
+
+    @property
+    def n_unlabeled(self) -> int:
+        """Number of unlabeled rows."""
+        return int(self.unlabeled.sum())
+
+
 @dataclass(frozen=True, eq=False)
-class PPICounts:
+class PPICounts(_UnlabeledCells):
     """Counts of rows by (labeled, gold label, proxy label, prediction) for one group.
 
     The sufficient statistics of every 0/1 metric with a proxy: ``labeled[y, f, pred]``
@@ -367,11 +386,7 @@ class PPICounts:
             When the shape is not ``(2, 3, 2, 2)`` or labeled rows have a missing gold label
             (or unlabeled rows a gold label).
         """
-        try:
-            t = np.asarray(table, dtype=float)
-        except (TypeError, ValueError):
-            raise FairboundError(f"table must be an array of counts; got {table!r:.60}",
-                                 param="table") from None
+        t = _floats(table, "table", "an array of counts")
         if t.shape != (2, 3, 2, 2):
             raise FairboundError(f"table must have shape (2, 3, 2, 2) [labeled, y, f, pred]; "
                                  f"got {t.shape}", param="table")
@@ -439,10 +454,7 @@ class PPICounts:
         lab_mask = ~np.isnan(ya)
         arrays = {}
         for name, v in (("f", f), ("pred", pred)):
-            try:
-                a = np.asarray(v, dtype=float)
-            except (TypeError, ValueError):
-                raise FairboundError(f"{name} must be 0/1; got {v!r:.60}", param=name) from None
+            a = _floats(v, name, "0/1")
             if a.ndim != 1 or a.size != ya.size:
                 raise FairboundError(f"{name} must be one-dimensional with {ya.size} values; "
                                      f"got shape {a.shape}", param=name)
@@ -462,11 +474,6 @@ class PPICounts:
     def n(self) -> int:
         """Number of labeled rows."""
         return int(self.labeled.sum())
-
-    @property
-    def n_unlabeled(self) -> int:
-        """Number of unlabeled rows."""
-        return int(self.unlabeled.sum())
 
     @property
     def table(self) -> np.ndarray:
@@ -492,11 +499,7 @@ class PPICounts:
             key = check_choice(key, MEAN_COSTS, "cost", note="or a 2x2 table [y, pred]")
             c = np.asarray(MEAN_COSTS[key], dtype=float)
         else:
-            try:
-                c = np.asarray(cost, dtype=float)
-            except (TypeError, ValueError):
-                raise FairboundError(f"cost must be a 2x2 table [y, pred]; got {cost!r:.60}",
-                                     param="cost") from None
+            c = _floats(cost, "cost", "a 2x2 table [y, pred]")
             if c.shape != (2, 2) or not (np.all(np.isfinite(c)) and np.all(c >= 0)):
                 raise FairboundError("cost must be a 2x2 table [y, pred] of non-negative "
                                      "finite numbers", param="cost")

@@ -11,6 +11,7 @@ import math
 
 from scipy import stats as _st
 
+from fairbound._docs import fill
 from fairbound.errors import FairboundError
 from fairbound.stats.base import NotEstimable
 from fairbound.stats.ppi.counts import (
@@ -102,6 +103,7 @@ def _check_lam(lam) -> float:
     return x
 
 
+@fill
 def ppi_guaranteed_mean_interval(stats: PPIStats, confidence_level: float = 0.95, *,
                                  lam: float = 1.0) -> PPIInterval:
     """Finite-sample prediction-powered interval for one group's mean cost.
@@ -114,10 +116,7 @@ def ppi_guaranteed_mean_interval(stats: PPIStats, confidence_level: float = 0.95
 
     Parameters
     ----------
-    stats : PPIStats
-        The group's statistics.
-    confidence_level : float
-        In (0, 1).
+    {{ppi_stats_level}}
     lam : float
         The ``lambda`` in ``[0, 1]``, fixed in advance (not from these data): 1 is PPI,
         0 the labeled-only interval (Clopper-Pearson for 0/1 costs).

@@ -13,6 +13,7 @@ import math
 import numpy as np
 from scipy import stats as _st
 
+from fairbound._docs import fill
 from fairbound._validate import check_choice
 from fairbound.errors import FairboundError
 from fairbound.stats.base import NotEstimable
@@ -140,16 +141,14 @@ def _mean_parts(stats: PPIStats, tuned: bool, variance: str = "plugin"):
     return est, var, lam, "plugin"
 
 
+@fill
 def ppi_mean_interval(stats: PPIStats, confidence_level: float = 0.95, *,
                       tuned: bool = True, variance: str = "auto") -> PPIInterval:
     """Prediction-powered CLT interval for one group's mean cost ``E[Y]``.
 
     Parameters
     ----------
-    stats : PPIStats
-        The group's statistics.
-    confidence_level : float
-        In (0, 1).
+    {{ppi_stats_level}}
     tuned : bool
         PPI++ power tuning (default); ``False`` is the original PPI (``lambda = 1``).
     variance : {'auto', 'jackknife', 'plugin'}

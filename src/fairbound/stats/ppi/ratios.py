@@ -11,6 +11,7 @@ import math
 
 import numpy as np
 
+from fairbound._docs import fill
 from fairbound.stats.base import NotEstimable
 from fairbound.stats.ppi.counts import (
     _DENOMINATOR_AT_ZERO,
@@ -150,6 +151,7 @@ def _ratio_parts(c: PPICounts, num, den, tuned: bool, proxy: bool = True,
     return est, total, lam, "jackknife"
 
 
+@fill
 def ppi_ratio_interval(counts: PPICounts, confidence_level: float = 0.95, *,
                        metric="tpr", tuned: bool = True, variance: str = "auto") -> PPIInterval:
     """Prediction-powered CLT interval for one group's ratio metric (TPR, FPR, precision...).
@@ -172,10 +174,7 @@ def ppi_ratio_interval(counts: PPICounts, confidence_level: float = 0.95, *,
         used when a leave-one-out estimate is not estimable, and ``variance`` of the
         result says which).
 
-    Raises
-    ------
-    NotEstimable
-        With fewer than 2 labeled rows or a denominator estimated at 0.
+    {{ppi_ratio_raises}}
 
     Examples
     --------
