@@ -31,6 +31,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from fairbound import _docs
 from fairbound._validate import check_choices, check_int
 from fairbound.errors import FairboundError
 from fairbound.nli.expand import expand_templates, with_domain_totals
@@ -217,6 +218,7 @@ def _validate_extend(out_dir, fill_model, filter_models, heldout_models, templat
             versions)
 
 
+@_docs.fill
 def extend_benchmark(
     out_dir: str | Path,
     *,
@@ -290,10 +292,7 @@ def extend_benchmark(
     measure how the adversarial samples transfer).  Models run in inference mode; on CPU the
     results are deterministic.
 
-    References
-    ----------
-    .. [1] Baldini, Yadav, Das, Varshney. "Keeping Up with the Language Models: Systematic
-       Benchmark Extension for Bias Auditing." arXiv:2305.12620, 2023.
+    {{references_baldini2023}}
 
     Examples
     --------

@@ -15,10 +15,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from typing import Self
 
 import numpy as np
 import pandas as pd
 
+from fairbound._docs import fill
 from fairbound._validate import (
     check_choice,
     check_choices,
@@ -71,8 +73,22 @@ _REQUIRED = ("sample_id", "pair_id", "domain", "subtopic", "premise_id", "hypoth
 # Columns of the per-cluster count matrix.
 (_NB, _NBOK, _ES, _CA, _EA, _CS, _NT, _NTOK, _NP, _PS, _PA, _PE, _PM) = range(13)
 _FEW_CLUSTERS = 5
+# numpydoc sections the results' ``summary(measure)`` share (``_docs.fill``)
+_PIECES = {
+    "summary_sections": (
+        "Parameters\n"
+        "----------\n"
+        "measure : str\n"
+        "    One of :data:`MEASURES`.\n"
+        "\n"
+        "Returns\n"
+        "-------\n"
+        "str"
+    ),
+}
 
 
+@fill
 def pair_accounting(on_stereotype, on_counterfactual) -> tuple[np.ndarray, np.ndarray,
                                                                np.ndarray]:
     """Points of each prediction pair toward stereotype bias, anti-stereotype bias, brittleness.
@@ -90,10 +106,7 @@ def pair_accounting(on_stereotype, on_counterfactual) -> tuple[np.ndarray, np.nd
         toward brittleness; ``(N,N)`` is correct.  The three sum to the number of non-neutral
         predictions in the pair.
 
-    References
-    ----------
-    .. [1] Baldini, Yadav, Das, Varshney. "Keeping Up with the Language Models: Systematic
-       Benchmark Extension for Bias Auditing." arXiv:2305.12620, 2023.
+    {{references_baldini2023}}
 
     Examples
     --------
@@ -341,9 +354,30 @@ def _validate_options(confidence_level, n_resamples, seed, by):
 
 
 class _RowIntervals:
-    """``confidence_interval`` for results whose ``table`` holds one interval per row."""
+    """``recompute`` and ``confidence_interval`` of results with one interval per table row.
+
+    The intervals come from bootstrap resamples the result keeps; a subclass's ``_table_at``
+    gives its table at a level.
+    """
 
     _interval_columns = ("low", "high")
+
+    def recompute(self, *, confidence_level: float) -> Self:
+        """Return the result with intervals at another level, from the stored resamples.
+
+        Parameters
+        ----------
+        confidence_level : float
+            Two-sided level in (0, 1).
+
+        Returns
+        -------
+        NLIBiasResult, NLIComparisonResult or BenchmarkComparisonResult
+            The same type with the same estimates; every interval (and a comparison's
+            ``verdict``) recomputed without re-reading data.
+        """
+        cl = _check_level(confidence_level)
+        return replace(self, table=self._table_at(cl), confidence_level=cl)
 
     def confidence_interval(self, confidence_level: float | None = None
                             ) -> ConfidenceInterval:
@@ -395,26 +429,12 @@ class NLIBiasResult(_RowIntervals):
     unpaired: int
     resamples: np.ndarray | None = field(default=None, repr=False, compare=False)
 
-    def recompute(self, *, confidence_level: float) -> NLIBiasResult:
-        """Return the result with intervals at another level, from the stored resamples.
-
-        Parameters
-        ----------
-        confidence_level : float
-            Two-sided level in (0, 1).
-
-        Returns
-        -------
-        NLIBiasResult
-            Same estimates; ``low``/``high`` recomputed without re-reading data.
-        """
-        cl = _check_level(confidence_level)
+    def _table_at(self, cl: float) -> pd.DataFrame:
         if self.resamples is None:
             raise FairboundError("confidence_level: this result has no resamples "
                                  "(n_resamples=0)", param="confidence_level")
         low, high = _percentile(self.resamples, cl)
-        table = self.table.assign(low=low, high=high)
-        return replace(self, table=table, confidence_level=cl)
+        return self.table.assign(low=low, high=high)
 
     def estimate(self, measure: str, *, domain: str = "(all)", subtopic: str = "(all)") -> float:
         """Return one point estimate.
@@ -472,29 +492,14 @@ class NLIComparisonResult(_RowIntervals):
     method: str
     resamples: np.ndarray | None = field(default=None, repr=False, compare=False)
 
-    def recompute(self, *, confidence_level: float) -> NLIComparisonResult:
-        """Return the comparison with intervals and verdicts at another level.
-
-        Parameters
-        ----------
-        confidence_level : float
-            Two-sided level in (0, 1).
-
-        Returns
-        -------
-        NLIComparisonResult
-            Same differences; ``low``, ``high`` and ``verdict`` recomputed from the stored
-            resamples.
-        """
-        cl = _check_level(confidence_level)
+    def _table_at(self, cl: float) -> pd.DataFrame:
         low, high = _percentile(self.resamples, cl)
         x, y = self.names
         ok = np.isfinite(self.table["difference"].to_numpy())
         verdict = np.where(~ok, NOT_ESTIMABLE,
                            np.where(low > 0, f"{x} higher",
                                     np.where(high < 0, f"{y} higher", "inconclusive")))
-        table = self.table.assign(low=low, high=high, verdict=verdict)
-        return replace(self, table=table, confidence_level=cl)
+        return self.table.assign(low=low, high=high, verdict=verdict)
 
     def to_dict(self) -> dict:
         """Return settings and the comparison table as plain Python objects."""
@@ -502,17 +507,11 @@ class NLIComparisonResult(_RowIntervals):
                 "n_resamples": self.n_resamples, "method": self.method,
                 "comparisons": _records(self.table)}
 
+    @fill(**_PIECES)
     def summary(self, measure: str = "stereotype_bias") -> str:
         """Return one sentence on ``measure`` overall.
 
-        Parameters
-        ----------
-        measure : str
-            One of :data:`MEASURES`.
-
-        Returns
-        -------
-        str
+        {{summary_sections}}
             E.g. ``"stereotype_bias: x - y = 0.12 [0.05, 0.19] (95%): x higher"``.
         """
         t = self.table
@@ -753,26 +752,12 @@ class BenchmarkComparisonResult(_RowIntervals):
 
     _interval_columns = ("drop_low", "drop_high")
 
-    def recompute(self, *, confidence_level: float) -> BenchmarkComparisonResult:
-        """Return the comparison with every interval at another level (from the resamples).
-
-        Parameters
-        ----------
-        confidence_level : float
-            Two-sided level in (0, 1).
-
-        Returns
-        -------
-        BenchmarkComparisonResult
-            Same estimates, intervals recomputed.
-        """
-        cl = _check_level(confidence_level)
+    def _table_at(self, cl: float) -> pd.DataFrame:
         lo_o, hi_o = _percentile(self.resamples_original, cl)
         lo_e, hi_e = _percentile(self.resamples_extended, cl)
         lo_d, hi_d = _percentile(self.resamples_original - self.resamples_extended, cl)
-        table = self.table.assign(original_low=lo_o, original_high=hi_o, extended_low=lo_e,
-                                  extended_high=hi_e, drop_low=lo_d, drop_high=hi_d)
-        return replace(self, table=table, confidence_level=cl)
+        return self.table.assign(original_low=lo_o, original_high=hi_o, extended_low=lo_e,
+                                 extended_high=hi_e, drop_low=lo_d, drop_high=hi_d)
 
     def estimate(self, measure: str = "accuracy", *, model: str | None = None,
                  domain: str = "(all)", subtopic: str = "(all)") -> dict[str, float]:
@@ -927,17 +912,11 @@ class BenchmarkComparisonResult(_RowIntervals):
                      f"cluster-bootstrap intervals, {self.pairing} ({self.pairing_note})")
         return "\n".join(lines)
 
+    @fill(**_PIECES)
     def summary(self, measure: str = "accuracy") -> str:
         """Return one line per model on ``measure`` overall.
 
-        Parameters
-        ----------
-        measure : str
-            One of :data:`MEASURES`.
-
-        Returns
-        -------
-        str
+        {{summary_sections}}
             E.g. ``"m: accuracy 0.953 (BBNLI) -> 0.586 (BBNLI-next), drop 0.367 [0.30, 0.43]"``,
             and a last line for the unweighted mean over the models
             (:meth:`mean_over_models`), the form of the paper's headline.

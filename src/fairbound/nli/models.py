@@ -18,6 +18,7 @@ from typing import Protocol, runtime_checkable
 import numpy as np
 import pandas as pd
 
+from fairbound._docs import fill
 from fairbound.errors import FairboundError, require
 from fairbound.nli.labels import parse_labels
 from fairbound.nli.templates import MASK
@@ -41,6 +42,25 @@ _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 # A candidate word: letters, optionally with inner apostrophes or hyphens.  Sub-word pieces
 # ("##ing"), punctuation and special tokens cannot fill a whole-word slot.
 _WORD = re.compile(r"^[^\W\d_]+(?:['-][^\W\d_]+)*$")
+# numpydoc parameters the transformers adapters and the loaders share (``_docs.fill``)
+_PIECES = {
+    "folder_name": (
+        "name : str, optional\n"
+        "    Model name; default: the folder name."
+    ),
+    "device": (
+        "device : str\n"
+        "    ``\"auto\"`` (GPU when present), ``\"cpu\"``, ``\"cuda\"``, ..."
+    ),
+    "loader_options": (
+        "name : str, optional\n"
+        "    Model name (required for callables).\n"
+        "device : str\n"
+        "    For transformers models.\n"
+        "batch_size : int\n"
+        "    For transformers models."
+    ),
+}
 
 
 @runtime_checkable
@@ -298,6 +318,7 @@ def _open_local(model, path, param: str, name, batch_size, device):
     return transformers, kw
 
 
+@fill(**_PIECES)
 class TransformersNLI:
     """A Hugging Face sequence classifier fine-tuned for NLI, loaded from a local folder.
 
@@ -305,12 +326,10 @@ class TransformersNLI:
     ----------
     path : str or pathlib.Path
         Folder with ``config.json``, weights and tokenizer.
-    name : str, optional
-        Model name; default: the folder name.
+    {{folder_name}}
     batch_size : int
         Pairs per forward pass.
-    device : str
-        ``"auto"`` (GPU when present), ``"cpu"``, ``"cuda"``, ...
+    {{device}}
     max_length : int
         Truncation length in tokens.
     label_map : mapping or str, optional
@@ -370,6 +389,7 @@ class TransformersNLI:
         return out
 
 
+@fill(**_PIECES)
 class TransformersFillMask:
     """A Hugging Face masked language model, loaded from a local folder.
 
@@ -378,12 +398,10 @@ class TransformersFillMask:
     path : str or pathlib.Path
         Folder with ``config.json``, weights and tokenizer (the BBNLI-next paper used
         ``bert-large-cased-whole-word-masking``).
-    name : str, optional
-        Model name; default: the folder name.
+    {{folder_name}}
     batch_size : int
         Texts per forward pass.
-    device : str
-        ``"auto"`` (GPU when present), ``"cpu"``, ``"cuda"``, ...
+    {{device}}
 
     Notes
     -----
@@ -455,6 +473,15 @@ class TransformersFillMask:
         return out
 
 
+def _wrap_callable(model, func, param: str, name) -> None:
+    """Set the ``func`` and ``name`` of a callable adapter (a one-line error for ``param``)."""
+    if not callable(func):
+        raise FairboundError(f"{param}: expected a callable, got {type(func).__name__}",
+                             param=param)
+    model.func = func
+    model.name = check_model_name(name)
+
+
 class CallableNLI:
     """Wrap a Python callable ``f(premises, hypotheses) -> labels`` as an NLI model.
 
@@ -473,11 +500,7 @@ class CallableNLI:
     """
 
     def __init__(self, func: Callable, *, name: str) -> None:
-        if not callable(func):
-            raise FairboundError(f"model: expected a callable, got {type(func).__name__}",
-                                 param="model")
-        self.func = func
-        self.name = check_model_name(name)
+        _wrap_callable(self, func, "model", name)
 
     def predict(self, premises: Sequence[str], hypotheses: Sequence[str]) -> np.ndarray:
         """Call the function and parse its labels."""
@@ -507,11 +530,7 @@ class CallableFillMask:
     """
 
     def __init__(self, func: Callable, *, name: str) -> None:
-        if not callable(func):
-            raise FairboundError(f"fill_model: expected a callable, got {type(func).__name__}",
-                                 param="fill_model")
-        self.func = func
-        self.name = check_model_name(name)
+        _wrap_callable(self, func, "fill_model", name)
 
     def fill(self, texts: Sequence[str], top_k: int) -> list[list[str]]:
         """Call the function and check its output."""
@@ -608,6 +627,7 @@ def _callable_name(func, default: str) -> str:
     return name if _NAME.match(name or "") else default
 
 
+@fill(**_PIECES)
 def load_nli_model(spec, *, name: str | None = None, device: str = "auto",
                    batch_size: int = 32, label_map: Mapping | str | None = None) -> NLIModel:
     """Turn a model specification into an NLI model.
@@ -618,12 +638,7 @@ def load_nli_model(spec, *, name: str | None = None, device: str = "auto",
         An object with ``predict``; a callable ``f(premises, hypotheses)``; a local
         transformers folder; or a predictions file (``premise``, ``hypothesis``,
         ``prediction``).
-    name : str, optional
-        Model name (required for callables).
-    device : str
-        For transformers models.
-    batch_size : int
-        For transformers models.
+    {{loader_options}}
     label_map : mapping or str, optional
         For transformers models: output -> label name (``{"LABEL_0": "contradiction", ...}``
         or ``"LABEL_0=contradiction,LABEL_1=neutral,LABEL_2=entailment"``), overriding the
@@ -663,6 +678,7 @@ def _no_label_map(label_map, what: str) -> None:
                              f"not to {what}", param="label_map")
 
 
+@fill(**_PIECES)
 def load_fill_mask(spec, *, name: str | None = None, device: str = "auto",
                    batch_size: int = 32) -> FillMaskModel:
     """Turn a specification into a fill-mask model.
@@ -671,12 +687,7 @@ def load_fill_mask(spec, *, name: str | None = None, device: str = "auto",
     ----------
     spec : FillMaskModel, callable, or path
         An object with ``fill``; a callable ``f(texts, top_k)``; a local transformers folder.
-    name : str, optional
-        Model name (required for callables).
-    device : str
-        For transformers models.
-    batch_size : int
-        For transformers models.
+    {{loader_options}}
 
     Returns
     -------

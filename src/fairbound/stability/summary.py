@@ -20,6 +20,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from fairbound._docs import fill
 from fairbound._validate import check_choice, check_choices, check_int
 from fairbound.errors import FairboundError
 from fairbound.stats.base import check_confidence_level
@@ -27,6 +28,15 @@ from fairbound.stats.base import check_confidence_level
 KEYS = ("condition", "size", "metric", "class", "group_a", "group_b")
 CORRECTIONS = ("holm", "bonferroni", "bh", "none")
 TESTS = ("student", "welch", "levene")
+# the first parameter of the functions that read a study's gaps (``_docs.fill``)
+_PIECES = {
+    "gaps_parameter": (
+        "Parameters\n"
+        "----------\n"
+        "gaps : pandas.DataFrame\n"
+        "    The ``gaps`` table of a :class:`StudyResult`."
+    ),
+}
 
 
 def adjust_pvalues(pvalues: Sequence[float] | np.ndarray, method: str = "holm") -> np.ndarray:
@@ -163,14 +173,12 @@ def class_prediction_counts(gaps: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(columns=[*keys, "pred_a", "pred_b"])
 
 
+@fill(**_PIECES)
 def summarize_gaps(gaps: pd.DataFrame, *, min_per_group: int | None = None,
                    filter_by: str = "class") -> pd.DataFrame:
     """Spread, sign shares and single-run intervals of each gap across runs.
 
-    Parameters
-    ----------
-    gaps : pandas.DataFrame
-        The ``gaps`` table of a :class:`StudyResult`.
+    {{gaps_parameter}}
     min_per_group : int, optional
         The filter of Jourdan et al. (2023), who keep an occupation only when each gender
         has enough *predictions* of it: "at least one prediction per gender for all
@@ -422,6 +430,7 @@ def _finite(s: pd.Series) -> np.ndarray:
     return x[np.isfinite(x)]
 
 
+@fill(**_PIECES)
 def compare_sizes(
     gaps: pd.DataFrame,
     *,
@@ -432,10 +441,7 @@ def compare_sizes(
 ) -> pd.DataFrame:
     """Two-sample tests of each gap between sample sizes.
 
-    Parameters
-    ----------
-    gaps : pandas.DataFrame
-        The ``gaps`` table of a :class:`StudyResult`.
+    {{gaps_parameter}}
     tests : sequence of {'student', 'welch', 'levene'}
         Student's t-test (equal variances, as in the paper), Welch's t-test, and the
         Brown-Forsythe (median-centred Levene) test of equal variances (draws of different
@@ -483,6 +489,7 @@ def compare_sizes(
                    confidence_level)
 
 
+@fill(**_PIECES)
 def compare_conditions(
     gaps: pd.DataFrame,
     *,
@@ -493,10 +500,7 @@ def compare_conditions(
 ) -> pd.DataFrame:
     """Two-sample tests of each gap between conditions (e.g. original vs debiased).
 
-    Parameters
-    ----------
-    gaps : pandas.DataFrame
-        The ``gaps`` table of a :class:`StudyResult`.
+    {{gaps_parameter}}
     baseline : str, optional
         Condition every other one is compared with (default: the first in the table).
     tests : sequence of {'student', 'welch', 'levene', 'paired'}

@@ -68,6 +68,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Literal
 
+from fairbound._docs import fill
 from fairbound._validate import check_choice
 from fairbound.errors import FairboundError
 from fairbound.text.names import NameListDetector, get_detector
@@ -302,6 +303,7 @@ def _match_case(word: str, template: str) -> str:
     return word
 
 
+@fill
 @dataclass(frozen=True)
 class GenderNeutralizer:
     """Rewrite explicit gender indicators so a corpus uses one gender's words only.
@@ -332,10 +334,7 @@ class GenderNeutralizer:
     occupations, topics and style, which is the point the seed paper makes about it: a
     model that still shows a gap after the transform learned it from something else.
 
-    References
-    ----------
-    .. [1] Jourdan, Risser, Loubes & Asher, "Are fairness metric scores enough to assess
-       discrimination biases in machine learning?", TrustNLP workshop at ACL 2023.
+    {{references_jourdan2023}}
 
     Examples
     --------
