@@ -21,6 +21,30 @@ from fairbound.errors import FairboundError, MissingDependencyError
 NO_FIGURES = ('Figures are left out: matplotlib is not installed '
               '(pip install "fairbound[plot]"). The tables below hold every number.')
 
+#: Docstring text that several report functions share, for ``fairbound._docs.fill``
+#: (``@fill(**DOCS)``).
+DOCS = {
+    # the last parameters and the Returns of a ``write_*_report``
+    "write_options": (
+        "title : str, optional\n"
+        "    Page title.\n"
+        "figures : bool\n"
+        "    Include the figures.\n"
+        "\n"
+        "Returns\n"
+        "-------\n"
+        "Path\n"
+        "    The file written."
+    ),
+    # the opening of the Parameters of a stability study's report writers
+    "study_parameters": (
+        "Parameters\n"
+        "----------\n"
+        "result : StudyResult\n"
+        "    The study."
+    ),
+}
+
 
 @functools.cache
 def environment():

@@ -9,6 +9,7 @@ import warnings
 from pathlib import Path
 
 # SMALL_GROUP: groups with fewer rows in a denominator get a note and a warning
+from fairbound._docs import fill
 from fairbound._words import (
     A_DISADVANTAGED,
     B_DISADVANTAGED,
@@ -420,6 +421,7 @@ def _parity_clause(c: dict) -> str:
     return ""
 
 
+@fill
 def comparison_sentence(c: dict, *, pair: bool = False, result=None) -> str:
     """One plain-language sentence for a comparison of an audit's JSON.
 
@@ -445,12 +447,7 @@ def comparison_sentence(c: dict, *, pair: bool = False, result=None) -> str:
     -------
     str
 
-    Examples
-    --------
-    >>> import pandas as pd
-    >>> from fairbound import audit
-    >>> df = pd.DataFrame({"g": list("aaaabbbb"), "y": [1, 1, 0, 0] * 2,
-    ...                    "p": [1, 1, 0, 1, 1, 0, 0, 0]})
+    {{toy_examples}}
     >>> res = audit(df, group="g", label="y", prediction="p", metrics="equal_opportunity")
     >>> comparison_sentence(res.to_dict()["comparisons"][0]) == res.comparisons[0].summary()
     True
@@ -1046,6 +1043,7 @@ def render_audit_report(results, *, title: str | None = None, figures: bool = Tr
                        "export (fairbound.report.to_markdown).")
 
 
+@fill
 def write_audit_report(results, path, title: str | None = None, *,
                        figures: bool = True) -> Path:
     """Write the HTML audit report to ``path``.
@@ -1066,12 +1064,8 @@ def write_audit_report(results, path, title: str | None = None, *,
     Path
         The file written.
 
-    Examples
-    --------
-    >>> import pandas as pd, tempfile, pathlib
-    >>> from fairbound import audit
-    >>> df = pd.DataFrame({"g": list("aaaabbbb"), "y": [1, 1, 0, 0] * 2,
-    ...                    "p": [1, 1, 0, 1, 1, 0, 0, 0]})
+    {{toy_examples}}
+    >>> import tempfile, pathlib
     >>> out = pathlib.Path(tempfile.mkdtemp()) / "report.html"
     >>> write_audit_report([audit(df, group="g", label="y", prediction="p")], out,
     ...                    figures=False).name

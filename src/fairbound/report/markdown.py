@@ -6,6 +6,7 @@ import html
 import re
 from pathlib import Path
 
+from fairbound._docs import fill
 from fairbound._validate import check_int
 from fairbound._words import NOT_ESTIMABLE
 from fairbound.report._common import UNREACHABLE_FACTOR, check_path, fci, fint, fnum, write_page
@@ -53,6 +54,7 @@ def md_escape(text) -> str:
     return _MD_SPECIAL.sub(r"\\\1", html.escape(s, quote=False))
 
 
+@fill
 def to_markdown(result, *, title: str | None = None, max_rows: int | None = None) -> str:
     """The audit as Markdown: what was audited, the findings and the table of gaps.
 
@@ -76,12 +78,7 @@ def to_markdown(result, *, title: str | None = None, max_rows: int | None = None
     Every user string is escaped, so a group named ``<script>`` stays text in renderers
     that allow raw HTML.
 
-    Examples
-    --------
-    >>> import pandas as pd
-    >>> from fairbound import audit
-    >>> df = pd.DataFrame({"g": list("aaaabbbb"), "y": [1, 1, 0, 0] * 2,
-    ...                    "p": [1, 1, 0, 1, 1, 0, 0, 0]})
+    {{toy_examples}}
     >>> md = to_markdown(audit(df, group="g", label="y", prediction="p"))
     >>> md.splitlines()[0]
     '## Fairness audit by g'
@@ -146,6 +143,7 @@ def to_markdown(result, *, title: str | None = None, max_rows: int | None = None
     return "\n".join(out)
 
 
+@fill
 def write_markdown(result, path, *, title: str | None = None) -> Path:
     """Write :func:`to_markdown` of ``result`` to ``path`` (``.md``).
 
@@ -162,12 +160,8 @@ def write_markdown(result, path, *, title: str | None = None) -> Path:
     -------
     Path
 
-    Examples
-    --------
-    >>> import pandas as pd, tempfile, pathlib
-    >>> from fairbound import audit
-    >>> df = pd.DataFrame({"g": list("aaaabbbb"), "y": [1, 1, 0, 0] * 2,
-    ...                    "p": [1, 1, 0, 1, 1, 0, 0, 0]})
+    {{toy_examples}}
+    >>> import tempfile, pathlib
     >>> out = pathlib.Path(tempfile.mkdtemp()) / "card.md"
     >>> write_markdown(audit(df, group="g", label="y", prediction="p"), out).suffix
     '.md'

@@ -7,8 +7,10 @@ from pathlib import Path
 
 from markupsafe import Markup
 
+from fairbound._docs import fill
 from fairbound.errors import FairboundError
 from fairbound.report._common import (
+    DOCS,
     NO_FIGURES,
     check_title,
     fci,
@@ -217,6 +219,7 @@ def render_nli_report(result, comparison=None, *, title: str | None = None,
                        footer="Machine-readable: 'fairbound nli audit --format json'.")
 
 
+@fill(**DOCS)
 def write_nli_report(result, path, comparison=None, *, title: str | None = None,
                      figures: bool = True) -> Path:
     """Write :func:`render_nli_report` to ``path`` (``.html``).
@@ -229,14 +232,7 @@ def write_nli_report(result, path, comparison=None, *, title: str | None = None,
         Output file.
     comparison : NLIComparisonResult, optional
         A paired comparison to include.
-    title : str, optional
-        Page title.
-    figures : bool
-        Include the figures.
-
-    Returns
-    -------
-    Path
+    {{write_options}}
 
     Examples
     --------

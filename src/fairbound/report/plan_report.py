@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from fairbound._docs import fill
 from fairbound.errors import FairboundError
 from fairbound.report._common import (
+    DOCS,
     NO_FIGURES,
     check_title,
     have_matplotlib,
@@ -15,7 +17,16 @@ from fairbound.report._common import (
     write_html,
 )
 
+#: The report's docstring pieces: those of every report page, and one plan for the Examples.
+_DOCS = {**DOCS, "plan_examples": (
+    "Examples\n"
+    "--------\n"
+    ">>> from fairbound.planning import plan_bbu\n"
+    ">>> plan = plan_bbu(bias=0.05, confidence_level=0.95)"
+)}
 
+
+@fill(**_DOCS)
 def plan_statement(plan) -> str:
     """One sentence saying what the plan solved.
 
@@ -28,10 +39,8 @@ def plan_statement(plan) -> str:
     -------
     str
 
-    Examples
-    --------
-    >>> from fairbound.planning import plan_bbu
-    >>> plan_statement(plan_bbu(bias=0.05, confidence_level=0.95, gamma=0.5))[:60]
+    {{plan_examples}}
+    >>> plan_statement(plan)[:60]
     'To claim a bias of 0.05 with 95% confidence you need n = 11,'
     """
     if plan.solved_for == "n":
@@ -55,6 +64,7 @@ def _validate_plan(plan, title):
     return check_title(title, "Sample-size plan (Bernstein bound)")
 
 
+@fill(**_DOCS)
 def render_plan_report(plan, *, title: str | None = None, figures: bool = True) -> str:
     """Render a sample-size plan as one self-contained HTML page.
 
@@ -71,10 +81,8 @@ def render_plan_report(plan, *, title: str | None = None, figures: bool = True) 
     -------
     str
 
-    Examples
-    --------
-    >>> from fairbound.planning import plan_bbu
-    >>> html = render_plan_report(plan_bbu(bias=0.05, confidence_level=0.95), figures=False)
+    {{plan_examples}}
+    >>> html = render_plan_report(plan, figures=False)
     >>> "11,903" in html
     True
     """
@@ -112,6 +120,7 @@ def render_plan_report(plan, *, title: str | None = None, figures: bool = True) 
                        toc=[], footer="Reproduce with: fairbound plan --format json.")
 
 
+@fill(**_DOCS)
 def write_plan_report(plan, path, *, title: str | None = None, figures: bool = True) -> Path:
     """Write :func:`render_plan_report` to ``path`` (``.html``).
 
@@ -121,14 +130,7 @@ def write_plan_report(plan, path, *, title: str | None = None, figures: bool = T
         The plan.
     path : str or Path
         Output file.
-    title : str, optional
-        Page title.
-    figures : bool
-        Include the figure.
-
-    Returns
-    -------
-    Path
+    {{write_options}}
 
     Examples
     --------

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from fairbound._docs import fill
 from fairbound._words import (
     A_DISADVANTAGED,
     B_DISADVANTAGED,
@@ -20,6 +21,7 @@ from fairbound._words import (
     UNEQUAL,
 )
 from fairbound.report._common import (
+    DOCS,
     NO_FIGURES,
     fci,
     fint,
@@ -373,6 +375,7 @@ def _figures(d: dict, figures: bool) -> dict:
     return out
 
 
+@fill(**DOCS)
 def render_score_report(result, *, title: str | None = None, figures: bool = True) -> str:
     """Render a score audit as one self-contained HTML page.
 
@@ -389,14 +392,8 @@ def render_score_report(result, *, title: str | None = None, figures: bool = Tru
     -------
     str
 
-    Examples
-    --------
-    >>> import numpy as np, pandas as pd
-    >>> from fairbound.audits.scores.audit import score_audit
-    >>> rng = np.random.default_rng(0)
-    >>> y = rng.random(400) < 0.5
-    >>> df = pd.DataFrame({"g": rng.choice(["<a>", "b"], 400), "y": y.astype(int),
-    ...                    "s": np.round(rng.normal(size=400) + y, 1)})
+    {{score_examples}}
+    >>> df["g"] = df["g"].replace("a", "<a>")
     >>> html = render_score_report(score_audit(df, group="g", label="y", score="s"),
     ...                            figures=False)
     >>> "&lt;a&gt;" in html and "<a>" not in html
@@ -439,6 +436,7 @@ def render_score_report(result, *, title: str | None = None, figures: bool = Tru
                          footer="Reproduce with: fairbound scores --format json.")
 
 
+@fill(**DOCS)
 def write_score_report(result, path, *, title: str | None = None,
                        figures: bool = True) -> Path:
     """Write :func:`render_score_report` to ``path`` (``.html``).
@@ -449,14 +447,7 @@ def write_score_report(result, path, *, title: str | None = None,
         The score audit.
     path : str or Path
         Output file.
-    title : str, optional
-        Page title.
-    figures : bool
-        Include the figures.
-
-    Returns
-    -------
-    Path
+    {{write_options}}
     """
     return write_html(path, render_score_report, result, title=title, figures=figures)
 

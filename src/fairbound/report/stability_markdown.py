@@ -12,7 +12,9 @@ from pathlib import Path
 
 import pandas as pd
 
+from fairbound._docs import fill
 from fairbound.errors import FairboundError
+from fairbound.report._common import DOCS
 
 
 def _label(metric: str) -> str:
@@ -73,6 +75,7 @@ def _write_csv(frame, path: Path) -> None:
     write_text_atomic(path, csv_text(frame), param="out")
 
 
+@fill(**DOCS)
 def write_report(
     result,
     directory: str | Path,
@@ -83,10 +86,7 @@ def write_report(
 ) -> Path:
     """Write CSV tables, figures and ``report.md`` for a study.
 
-    Parameters
-    ----------
-    result : StudyResult
-        The study.
+    {{study_parameters}}
     directory : str or pathlib.Path
         Output folder (created).
     formats : sequence of {'png', 'svg', 'pdf'}

@@ -5,9 +5,11 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
+from fairbound._docs import fill
 from fairbound._validate import check_choice, check_int
 from fairbound.errors import FairboundError
 from fairbound.report._common import (
+    DOCS,
     NO_FIGURES,
     check_path,
     check_title,
@@ -424,15 +426,13 @@ def render_stability_report(result, *, title: str | None = None, correction: str
                               "'fairbound stability report'.")
 
 
+@fill(**DOCS)
 def write_stability_report(result, path, *, title: str | None = None,
                            correction: str = "holm", figures: bool = True,
                            min_per_group: int | None = None) -> Path:
     """Write :func:`render_stability_report` to ``path`` (``.html``).
 
-    Parameters
-    ----------
-    result : StudyResult
-        The study.
+    {{study_parameters}}
     path : str or Path
         Output file.
     title : str, optional

@@ -42,8 +42,11 @@ def short(s: Any, width: int = 32) -> str:
     return s if len(s) <= width else s[: width - 1] + "\u2026"
 
 
-def _save(fig, path) -> None:
-    """Write ``fig`` to ``path`` (PNG, SVG or PDF, folders made) unless ``path`` is None."""
+def _save(fig, path) -> Any:
+    """Write ``fig`` to ``path`` (PNG, SVG or PDF, folders made) unless ``path`` is None.
+
+    Returns ``fig``, so that a figure function ends ``return _save(fig, path)``.
+    """
     if path is not None:
         p = Path(path)
         if p.suffix.lower() not in (".png", ".svg", ".pdf"):
@@ -51,6 +54,7 @@ def _save(fig, path) -> None:
                                  param="path")
         p.parent.mkdir(parents=True, exist_ok=True)
         fig.savefig(p, dpi=120)
+    return fig
 
 
 def _tight(fig) -> None:

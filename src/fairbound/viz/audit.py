@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import math
 
+from fairbound._docs import fill
 from fairbound._render import as_number as _num
 from fairbound._validate import check_choice, check_int
 from fairbound._words import GAP_VERDICTS, NO_EVIDENCE, NO_GAP, NOT_ESTIMABLE
@@ -74,6 +75,7 @@ def comparison_label(c: dict) -> str:
     return f"{c['metric']}[{', '.join(parts)}]" if parts else c["metric"]
 
 
+@fill
 def audit_dict(result) -> dict:
     """Return the ``"fairbound.audit/1"`` dictionary of an audit, whatever form it comes in.
 
@@ -88,12 +90,7 @@ def audit_dict(result) -> dict:
     dict
         The audit as a plain dictionary.
 
-    Examples
-    --------
-    >>> import pandas as pd
-    >>> from fairbound import audit
-    >>> df = pd.DataFrame({"g": list("aaaabbbb"), "y": [1, 1, 0, 0] * 2,
-    ...                    "p": [1, 1, 0, 1, 1, 0, 0, 0]})
+    {{toy_examples}}
     >>> audit_dict(audit(df, group="g", label="y", prediction="p"))["schema"]
     'fairbound.audit/1'
     """
@@ -138,6 +135,7 @@ def _forest_rows(comps: list[dict], max_rows: int | None) -> list[dict]:
     return [comps[i] for i in keep]
 
 
+@fill
 def plot_forest(result, *, ax=None, max_rows: int | None = None):
     """Forest plot: every gap with its interval, the zero line and the verdict.
 
@@ -165,12 +163,7 @@ def plot_forest(result, *, ax=None, max_rows: int | None = None):
     largest absolute gap as hollow diamonds.  Filled markers: the interval excludes 0 (a
     verdict); hollow circles: not enough evidence; no marker: not estimable.
 
-    Examples
-    --------
-    >>> import pandas as pd
-    >>> from fairbound import audit
-    >>> df = pd.DataFrame({"g": list("aaaabbbb"), "y": [1, 1, 0, 0] * 2,
-    ...                    "p": [1, 1, 0, 1, 1, 0, 0, 0]})
+    {{toy_examples}}
     >>> fig = plot_forest(audit(df, group="g", label="y", prediction="p"))
     >>> len(fig.axes)
     1
@@ -247,6 +240,7 @@ def _group_rates(d: dict) -> dict:
             for k, v in panels.items()}
 
 
+@fill
 def group_rate_rows(result, *, confidence_level: float | None = None) -> list[dict]:
     """Each group's rate with its Wilson interval, one row per (rate, class, group).
 
@@ -263,12 +257,7 @@ def group_rate_rows(result, *, confidence_level: float | None = None) -> list[di
         Keys ``rate``, ``component``, ``class``, ``group``, ``n``, ``value``, ``low``,
         ``high`` (NaN bounds for empty groups or fractional costs).
 
-    Examples
-    --------
-    >>> import pandas as pd
-    >>> from fairbound import audit
-    >>> df = pd.DataFrame({"g": list("aaaabbbb"), "y": [1, 1, 0, 0] * 2,
-    ...                    "p": [1, 1, 0, 1, 1, 0, 0, 0]})
+    {{toy_examples}}
     >>> rows = group_rate_rows(audit(df, group="g", label="y", prediction="p",
     ...                              metrics="equal_opportunity"))
     >>> [(r["group"], r["n"], r["value"]) for r in rows]
@@ -293,6 +282,7 @@ def group_rate_rows(result, *, confidence_level: float | None = None) -> list[di
     return rows
 
 
+@fill
 def plot_group_rates(result, *, confidence_level: float | None = None, ncols: int = 3):
     """Each group's rate with a Wilson interval and its count, one panel per rate.
 
@@ -320,12 +310,7 @@ def plot_group_rates(result, *, confidence_level: float | None = None, ncols: in
     E. B. Wilson. "Probable inference, the law of succession, and statistical inference."
     JASA 22 (1927) 209-212.
 
-    Examples
-    --------
-    >>> import pandas as pd
-    >>> from fairbound import audit
-    >>> df = pd.DataFrame({"g": list("aaaabbbb"), "y": [1, 1, 0, 0] * 2,
-    ...                    "p": [1, 1, 0, 1, 1, 0, 0, 0]})
+    {{toy_examples}}
     >>> fig = plot_group_rates(audit(df, group="g", label="y", prediction="p",
     ...                              metrics=["equal_opportunity", "demographic_parity"]))
     >>> len([a for a in fig.axes if a.get_visible()])
@@ -458,6 +443,7 @@ def plot_sample_size(result, *, ax=None):
     return fig
 
 
+@fill
 def plot_audit(result, kind: str = "forest", **options):
     """Dispatch to :func:`plot_forest`, :func:`plot_group_rates` or :func:`plot_sample_size`.
 
@@ -474,12 +460,7 @@ def plot_audit(result, kind: str = "forest", **options):
     -------
     matplotlib.figure.Figure
 
-    Examples
-    --------
-    >>> import pandas as pd
-    >>> from fairbound import audit
-    >>> df = pd.DataFrame({"g": list("aaaabbbb"), "y": [1, 1, 0, 0] * 2,
-    ...                    "p": [1, 1, 0, 1, 1, 0, 0, 0]})
+    {{toy_examples}}
     >>> fig = plot_audit(audit(df, group="g", label="y", prediction="p"), "rates")
     >>> fig.axes[0].get_title(loc="left")
     'selection rate'
@@ -489,6 +470,7 @@ def plot_audit(result, kind: str = "forest", **options):
     return kinds[check_choice(kind, kinds, "kind", sep="-")](result, **options)
 
 
+@fill
 def plot_comparison(comparison, *, confidence_level: float | None = None):
     """One comparison: both groups' rates with Wilson intervals, and the gap with its interval.
 
@@ -504,12 +486,7 @@ def plot_comparison(comparison, *, confidence_level: float | None = None):
     -------
     matplotlib.figure.Figure
 
-    Examples
-    --------
-    >>> import pandas as pd
-    >>> from fairbound import audit
-    >>> df = pd.DataFrame({"g": list("aaaabbbb"), "y": [1, 1, 0, 0] * 2,
-    ...                    "p": [1, 1, 0, 1, 1, 0, 0, 0]})
+    {{toy_examples}}
     >>> res = audit(df, group="g", label="y", prediction="p", metrics="equal_opportunity")
     >>> len(plot_comparison(res.comparisons[0]).axes)
     2

@@ -77,8 +77,7 @@ def plot_coverage(study, *, path: str | Path | None = None):
                        width, 10), fontsize=10)
     ax.legend(fontsize=8)
     ax.grid(True, alpha=0.3)
-    _save(fig, path)
-    return fig
+    return _save(fig, path)
 
 
 def _pick(values, want, name: str, default):
@@ -174,8 +173,7 @@ def plot_genre_intervals(
     fig.suptitle(_wrap(f"MNLI genres: {level} {_method(study)} interval on the genre's "
                        f"annotator-disagreement gap, {study.runs} runs per point; labels = "
                        "coverage of the full-data gap", width, 10), fontsize=10)
-    _save(fig, path)
-    return fig
+    return _save(fig, path)
 
 
 __all__ = ["plot_coverage", "plot_genre_intervals"]

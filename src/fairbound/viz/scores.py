@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import math
 
+from fairbound._docs import fill
 from fairbound._render import as_number as _num
 from fairbound._validate import check_choice, check_int
 from fairbound._words import UNEQUAL
@@ -40,6 +41,10 @@ PALETTE = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#0
 RATES = {"selection_rate": "selection rate", "tpr": "true positive rate",
          "fpr": "false positive rate"}
 KINDS = ("roc", "reliability", "sweep")
+
+#: Docstring text the figures share (``fairbound._docs.fill``).
+_DOCS = {"score_result": ("result : ScoreAuditResult, dict or path\n"
+                          "    The score audit (see :func:`scores_dict`).")}
 
 
 def scores_dict(result) -> dict:
@@ -89,13 +94,13 @@ def _unit_square(ax, pad: float, xlabel: str, ylabel: str) -> None:
     ax.set_ylabel(ylabel, fontsize=8.5)
 
 
+@fill(**_DOCS)
 def plot_roc(result, *, groups=None, ax=None):
     """ROC curves by group, with each group's AUC and interval in the legend.
 
     Parameters
     ----------
-    result : ScoreAuditResult, dict or path
-        The score audit (see :func:`scores_dict`).
+    {{score_result}}
     groups : str or list of str, optional
         Groups to draw (all by default).
     ax : matplotlib Axes, optional
@@ -105,16 +110,10 @@ def plot_roc(result, *, groups=None, ax=None):
     -------
     matplotlib.figure.Figure
 
-    Examples
-    --------
-    >>> import numpy as np, pandas as pd
-    >>> from fairbound.audits.scores.audit import score_audit
-    >>> rng = np.random.default_rng(0)
-    >>> y = rng.random(400) < 0.5
-    >>> df = pd.DataFrame({"g": rng.choice(["a", "b"], 400), "y": y.astype(int),
-    ...                    "s": np.round(rng.normal(size=400) + y, 1)})
-    >>> len(plot_roc(score_audit(df, group="g", label="y", score="s")).axes)
-    1
+    {{score_examples}}
+    >>> fig = plot_roc(score_audit(df, group="g", label="y", score="s"))
+    >>> fig.axes[0].get_xlabel()
+    'false positive rate'
     """
     d = scores_dict(result)
     fig, ax = _figure_axes(ax, (5.2, 4.8))
@@ -142,6 +141,7 @@ def plot_roc(result, *, groups=None, ax=None):
     return fig
 
 
+@fill(**_DOCS)
 def plot_reliability(result, *, groups=None):
     """Reliability diagrams by group: rate of positives vs mean score, and the gap per bin.
 
@@ -162,14 +162,7 @@ def plot_reliability(result, *, groups=None):
     -------
     matplotlib.figure.Figure
 
-    Examples
-    --------
-    >>> import numpy as np, pandas as pd
-    >>> from fairbound.audits.scores.audit import score_audit
-    >>> rng = np.random.default_rng(0)
-    >>> s = rng.random(800)
-    >>> df = pd.DataFrame({"g": rng.choice(["a", "b"], 800),
-    ...                    "y": (rng.random(800) < s).astype(int), "s": s.round(2)})
+    {{score_examples}}
     >>> len(plot_reliability(score_audit(df, group="g", label="y", score="s")).axes)
     2
     """
@@ -235,6 +228,7 @@ def _sweep_rows(d: dict, rate: str, pairs) -> list[dict]:
     return rows
 
 
+@fill(**_DOCS)
 def plot_threshold_sweep(result, *, rate: str = "selection_rate", pairs=None,
                          ncols: int = 3, max_panels: int = 12):
     """The gap in a rate of ``score >= t`` against ``t``, with its simultaneous band.
@@ -245,8 +239,7 @@ def plot_threshold_sweep(result, *, rate: str = "selection_rate", pairs=None,
 
     Parameters
     ----------
-    result : ScoreAuditResult, dict or path
-        The score audit.
+    {{score_result}}
     rate : {'selection_rate', 'tpr', 'fpr'}
         Which rate.
     pairs : list of (A, B), optional
@@ -260,16 +253,10 @@ def plot_threshold_sweep(result, *, rate: str = "selection_rate", pairs=None,
     -------
     matplotlib.figure.Figure
 
-    Examples
-    --------
-    >>> import numpy as np, pandas as pd
-    >>> from fairbound.audits.scores.audit import score_audit
-    >>> rng = np.random.default_rng(0)
-    >>> g = rng.choice(["a", "b"], 600)
-    >>> df = pd.DataFrame({"g": g, "y": rng.integers(0, 2, 600),
-    ...                    "s": rng.integers(1, 11, 600) + (g == "a")})
-    >>> len(plot_threshold_sweep(score_audit(df, group="g", label="y", score="s")).axes)
-    1
+    {{score_examples}}
+    >>> res = score_audit(df, group="g", label="y", score="s")
+    >>> plot_threshold_sweep(res, rate="tpr").axes[0].get_ylabel()
+    'true positive rate: A - B'
     """
     check_choice(rate, RATES, "rate")
     for name, v in (("ncols", ncols), ("max_panels", max_panels)):
@@ -324,13 +311,13 @@ def plot_threshold_sweep(result, *, rate: str = "selection_rate", pairs=None,
     return fig
 
 
+@fill(**_DOCS)
 def plot_scores(result, kind: str = "roc", **options):
     """Draw one figure of a score audit: ``'roc'``, ``'reliability'`` or ``'sweep'``.
 
     Parameters
     ----------
-    result : ScoreAuditResult, dict or path
-        The score audit.
+    {{score_result}}
     kind : {'roc', 'reliability', 'sweep'}
         Which figure.
     **options

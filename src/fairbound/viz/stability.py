@@ -35,6 +35,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from fairbound._docs import fill
 from fairbound._validate import check_choice
 from fairbound.errors import FairboundError
 from fairbound.viz._figure import _chosen, _figure, _save
@@ -44,6 +45,36 @@ _SCORES = {"accuracy": "accuracy", "macro_f1": "macro-F1"}
 _SHORT = {"demographic_parity": "GP", "equal_opportunity": "TPR", "predictive_parity": "PP",
           "false_positive_rate": "FPR", "accuracy_parity": "ACC", "equalized_odds": "EO",
           "equalized_odds_cost": "EO cost"}
+
+#: Docstring text the figures share (``fairbound._docs.fill``).
+_DOCS = {
+    "summary_parameters": (
+        "Parameters\n"
+        "----------\n"
+        "summary : pandas.DataFrame\n"
+        "    Output of :func:`summarize_gaps`."
+    ),
+    "pair": (
+        "pair : (str, str), optional\n"
+        "    Groups compared (default: the first pair)."
+    ),
+    # a ``runs`` table of two sample sizes, with the scores the score figures draw
+    "runs_examples": (
+        "Examples\n"
+        "--------\n"
+        ">>> r = pd.DataFrame({\"condition\": \"o\", \"size\": np.repeat([100, 1000], 5),\n"
+        "...                   \"accuracy\": np.linspace(0.6, 0.9, 10),\n"
+        "...                   \"macro_f1\": np.linspace(0.5, 0.8, 10),\n"
+        "...                   \"f1[surgeon]\": np.linspace(0.3, 0.8, 10),\n"
+        "...                   \"f1[physician]\": np.linspace(0.5, 0.9, 10)})"
+    ),
+    "path": (
+        "path : str or pathlib.Path, optional\n"
+        "    Save the figure there (``.png``, ``.svg`` or ``.pdf``)."
+    ),
+}
+# the last parameter and the Returns of a figure that says no more about what it returns
+_DOCS["saved_figure"] = _DOCS["path"] + "\n\nReturns\n-------\nmatplotlib.figure.Figure"
 
 
 def _conditions(df: pd.DataFrame, conditions) -> list[str]:
@@ -112,6 +143,7 @@ def _condition_legend(fig, conds: list[str], extra: Sequence = ()) -> None:
                    fontsize=8)
 
 
+@fill(**_DOCS)
 def plot_gap_boxplots(
     gaps: pd.DataFrame,
     *,
@@ -135,12 +167,7 @@ def plot_gap_boxplots(
         The paper's filter (see :func:`summarize_gaps`): a box whose runs include one with
         fewer than this many rows of either group is drawn hollow, dashed and grey, and
         the legend says why.
-    path : str or pathlib.Path, optional
-        Save the figure there (``.png``, ``.svg`` or ``.pdf``).
-
-    Returns
-    -------
-    matplotlib.figure.Figure
+    {{saved_figure}}
 
     Examples
     --------
@@ -190,8 +217,7 @@ def plot_gap_boxplots(
         filtered.append(Patch(facecolor="none", edgecolor="#888888", hatch="///", ls="--",
                               label=f"filtered: fewer than {min_per_group} per group"))
     _condition_legend(fig, conds, filtered)
-    _save(fig, path)
-    return fig
+    return _save(fig, path)
 
 
 def _too_few(cell: pd.DataFrame, min_per_group: int | None) -> bool:
@@ -309,6 +335,7 @@ def _mask_of(df: pd.DataFrame, index: str, columns: str, table: pd.DataFrame) ->
     return np.nan_to_num(m.to_numpy(float)) > 0
 
 
+@fill(**_DOCS)
 def plot_variance_heatmap(
     summary: pd.DataFrame,
     *,
@@ -319,22 +346,13 @@ def plot_variance_heatmap(
 ):
     """Heatmap of each gap's variance across runs, class by sample size (log colour scale).
 
-    Parameters
-    ----------
-    summary : pandas.DataFrame
-        Output of :func:`summarize_gaps`.
+    {{summary_parameters}}
     condition : str, optional
         Which condition (default: the first).
-    pair : (str, str), optional
-        Groups compared (default: the first pair).
+    {{pair}}
     metrics : sequence of str, optional
         One panel per metric (default: all).
-    path : str or pathlib.Path, optional
-        Save the figure there.
-
-    Returns
-    -------
-    matplotlib.figure.Figure
+    {{saved_figure}}
 
     Examples
     --------
@@ -360,10 +378,10 @@ def plot_variance_heatmap(
         ax.set_title(f"var of {_SHORT.get(m, m)} gap ({df['group_a'].iloc[0]} - "
                      f"{df['group_b'].iloc[0]})", fontsize=9)
         ax.set_xlabel("sample size", fontsize=8)
-    _save(fig, path)
-    return fig
+    return _save(fig, path)
 
 
+@fill(**_DOCS)
 def plot_mean_heatmap(
     summary: pd.DataFrame,
     *,
@@ -378,24 +396,15 @@ def plot_mean_heatmap(
     Red is the advantage of group ``red`` (default the male group: the paper's colours),
     blue the other's; a filtered class is a hatched row.
 
-    Parameters
-    ----------
-    summary : pandas.DataFrame
-        Output of :func:`summarize_gaps`.
+    {{summary_parameters}}
     size : int, optional
         Sample size (default: the largest).
     condition : str, optional
         Which condition (default: the first).
-    pair : (str, str), optional
-        Groups compared (default: the first pair).
+    {{pair}}
     red : str, optional
         The group whose advantage is red (see :func:`red_group`).
-    path : str or pathlib.Path, optional
-        Save the figure there.
-
-    Returns
-    -------
-    matplotlib.figure.Figure
+    {{saved_figure}}
 
     Examples
     --------
@@ -421,8 +430,7 @@ def plot_mean_heatmap(
     fig.colorbar(im, ax=ax, shrink=0.8).set_label(_gap_label(a, b, r), fontsize=7)
     ax.set_title(f"mean gap {df['group_a'].iloc[0]} - {df['group_b'].iloc[0]}, size {n:,}",
                  fontsize=9)
-    _save(fig, path)
-    return fig
+    return _save(fig, path)
 
 
 def _gap_label(a, b, red: str) -> str:
@@ -430,6 +438,7 @@ def _gap_label(a, b, red: str) -> str:
     return f"mean gap {a} - {b}\nred favours {red}, blue {blue}"
 
 
+@fill(**_DOCS)
 def plot_score_boxplots(
     runs: pd.DataFrame,
     *,
@@ -448,18 +457,9 @@ def plot_score_boxplots(
         score columns).
     scores : sequence of str
         Score columns, one panel each (``accuracy``, ``macro_f1``, ``f1[<class>]``).
-    path : str or pathlib.Path, optional
-        Save the figure there (``.png``, ``.svg`` or ``.pdf``).
+    {{saved_figure}}
 
-    Returns
-    -------
-    matplotlib.figure.Figure
-
-    Examples
-    --------
-    >>> r = pd.DataFrame({"condition": "o", "size": np.repeat([100, 1000], 5),
-    ...                   "accuracy": np.linspace(0.6, 0.9, 10),
-    ...                   "macro_f1": np.linspace(0.5, 0.8, 10)})
+    {{runs_examples}}
     >>> [a.get_title() for a in plot_score_boxplots(r).axes]
     ['accuracy', 'macro-F1']
     """
@@ -483,10 +483,10 @@ def plot_score_boxplots(
         ax.tick_params(axis="y", labelsize=7)
         ax.grid(True, axis="y", alpha=0.3)
     _condition_legend(fig, conds)
-    _save(fig, path)
-    return fig
+    return _save(fig, path)
 
 
+@fill(**_DOCS)
 def plot_condition_heatmaps(
     summary: pd.DataFrame,
     *,
@@ -504,15 +504,11 @@ def plot_condition_heatmaps(
     so that what debiasing changes is read cell by cell.  Filtered cells (the ``filtered``
     column of :func:`summarize_gaps`) are drawn hatched and grey, without a number.
 
-    Parameters
-    ----------
-    summary : pandas.DataFrame
-        Output of :func:`summarize_gaps`.
+    {{summary_parameters}}
     kind : {'variance', 'mean'}
         ``variance``: class by sample size, one row of panels per metric (log colour
         scale); ``mean``: mean gap, class by metric, at one sample size.
-    pair : (str, str), optional
-        Groups compared (default: the first pair).
+    {{pair}}
     metrics : sequence of str, optional
         Metrics shown (default: all).
     size : int, optional
@@ -522,8 +518,7 @@ def plot_condition_heatmaps(
     red : str, optional
         ``mean``: the group whose advantage is red (default the male group, as in the
         paper; see :func:`red_group`).
-    path : str or pathlib.Path, optional
-        Save the figure there.
+    {{path}}
 
     Returns
     -------
@@ -579,8 +574,7 @@ def plot_condition_heatmaps(
             ax.set_title(f"{c}: mean gap, size {n:,}", fontsize=9)
         fig.colorbar(im, ax=list(axes), shrink=0.8).set_label(_gap_label(a, b, r),
                                                                fontsize=7)
-        _save(fig, path)
-        return fig
+        return _save(fig, path)
     mets = list(dict.fromkeys(df["metric"]))
     n_sizes = df["size"].nunique()
     fig = _figure((0.7 * n_sizes + 1.6) * len(conds) + 1.0,
@@ -610,10 +604,10 @@ def plot_condition_heatmaps(
         if im is not None:
             fig.colorbar(im, ax=list(axes[i]), shrink=0.8)
     fig.suptitle(f"Variance of each gap across runs ({a} - {b})", fontsize=10)
-    _save(fig, path)
-    return fig
+    return _save(fig, path)
 
 
+@fill(**_DOCS)
 def plot_group_share(
     summary: pd.DataFrame,
     *,
@@ -635,22 +629,17 @@ def plot_group_share(
     filter flags (for the metric shown or for the share) are hollow grey markers, named
     in the legend count, never solid points.
 
-    Parameters
-    ----------
-    summary : pandas.DataFrame
-        Output of :func:`summarize_gaps`.
+    {{summary_parameters}}
     metric : str
         The gap on the y axis (default the TPR gap; any metric of the study).
     size : int, optional
         Sample size (default: the largest).
-    pair : (str, str), optional
-        Groups compared (default: the first pair).
+    {{pair}}
     conditions : sequence of str, optional
         One panel per condition (default: all).
     labels : bool
         Write each class's name beside its point.
-    path : str or pathlib.Path, optional
-        Save the figure there.
+    {{path}}
 
     Returns
     -------
@@ -724,10 +713,10 @@ def plot_group_share(
         ax.grid(True, alpha=0.3)
         ax.legend(fontsize=7, loc="best")
     axes[0].set_ylabel(f"mean {_SHORT.get(metric, metric)} gap ({a} - {b})", fontsize=8)
-    _save(fig, path)
-    return fig
+    return _save(fig, path)
 
 
+@fill(**_DOCS)
 def plot_class_f1(
     runs: pd.DataFrame,
     *,
@@ -747,18 +736,9 @@ def plot_class_f1(
         The ``runs`` table of a :class:`StudyResult` (columns ``f1[<class>]``).
     classes : sequence of str
         The classes, top to bottom (the paper: ``["surgeon", "physician"]``).
-    path : str or pathlib.Path, optional
-        Save the figure there.
+    {{saved_figure}}
 
-    Returns
-    -------
-    matplotlib.figure.Figure
-
-    Examples
-    --------
-    >>> r = pd.DataFrame({"condition": "o", "size": np.repeat([100, 1000], 5),
-    ...                   "f1[surgeon]": np.linspace(0.3, 0.8, 10),
-    ...                   "f1[physician]": np.linspace(0.5, 0.9, 10)})
+    {{runs_examples}}
     >>> [a.get_title() for a in plot_class_f1(r, classes=["surgeon", "physician"]).axes]
     ['F1-score: surgeon', 'F1-score: physician']
     """
@@ -786,10 +766,10 @@ def plot_class_f1(
     axes[-1].set_xticks(np.arange(len(sizes)), [f"{n:,}" for n in sizes], fontsize=7)
     axes[-1].set_xlabel("sample size", fontsize=8)
     _condition_legend(fig, conds)
-    _save(fig, path)
-    return fig
+    return _save(fig, path)
 
 
+@fill(**_DOCS)
 def plot_class_counts(
     counts: pd.DataFrame,
     *,
@@ -806,12 +786,7 @@ def plot_class_counts(
     counts : pandas.DataFrame
         Columns ``class``, ``group`` and ``n`` (e.g.
         ``StudyResult.config.class_count_frame()``).
-    path : str or pathlib.Path, optional
-        Save the figure there.
-
-    Returns
-    -------
-    matplotlib.figure.Figure
+    {{saved_figure}}
 
     Examples
     --------
@@ -845,5 +820,4 @@ def plot_class_counts(
     ax.set_title("Rows of each class by group", fontsize=9)
     ax.grid(True, axis="x", alpha=0.3)
     ax.legend(fontsize=7, loc="lower right")
-    _save(fig, path)
-    return fig
+    return _save(fig, path)
