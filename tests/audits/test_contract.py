@@ -39,3 +39,23 @@ def test_to_json_is_to_dict_and_writes_the_file(tmp_path):
 def test_the_impact_results_take_to_json_from_the_contract():
     assert ImpactRatioResult.to_json is JsonMethod.to_json
     assert LL144Audit.to_json is JsonMethod.to_json
+
+
+def test_the_shared_result_fields_are_declared_once_and_built_by_keyword():
+    from dataclasses import fields
+
+    from fairbound.audits.contract import ResultFields
+    from fairbound.audits.ppi.audit import PPIAuditResult
+    from fairbound.audits.proxies.audit import ProxyAuditResult
+    from fairbound.audits.scores.audit import ScoreAuditResult
+
+    shared = [f.name for f in fields(ResultFields)]
+    assert {"groups", "reference", "confidence_level", "error_control", "n_tests",
+            "columns", "n_rows", "excluded", "engine", "source", "version",
+            "created"} == set(shared)
+    for cls in (PPIAuditResult, ProxyAuditResult, ScoreAuditResult, ImpactRatioResult):
+        assert issubclass(cls, ResultFields)
+        names = [f.name for f in fields(cls)]
+        assert names[:len(shared)] == shared and len(set(names)) == len(names)
+    res = _result()  # a gap audit keeps its own declaration (defaults for old callers)
+    assert not isinstance(res, ResultFields)

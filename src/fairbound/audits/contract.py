@@ -24,6 +24,8 @@ from __future__ import annotations
 
 import math
 import warnings
+from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -192,6 +194,52 @@ class ResultMethods(JsonMethod, ComparisonRows, IntervalsMethod):
 
         name = None if metric is None else get_metric(metric).name
         return select(self.comparisons, metric=name, verdict=verdict)
+
+
+@dataclass(frozen=True)
+class ResultFields:
+    """The fields the prediction-powered, proxy, score and impact-ratio results share: a base.
+
+    A result type declares its own fields after these (dataclass order), documents them
+    all with its own words, and writes its dictionary key by key; build one by keyword.
+
+    Attributes
+    ----------
+    groups : tuple
+        The per-group summaries.
+    reference, confidence_level, error_control, n_tests
+        The reference group, the requested level, the error control (``"family"``,
+        ``"fdr"`` or ``"none"``) and how many comparisons it is taken over.
+    columns, n_rows, excluded, engine, source
+        What was read: the columns by role, the rows scanned, the rows left out (reason
+        -> count), what read them and from where.
+    version, created : str
+        fairbound version and UTC timestamp.
+
+    Examples
+    --------
+    >>> @dataclass(frozen=True)
+    ... class Result(ResultFields):
+    ...     band: str
+    >>> r = Result(groups=(), reference=None, confidence_level=0.95, error_control="family",
+    ...            n_tests=0, columns={}, n_rows=0, excluded={}, engine="pandas",
+    ...            source="df", version="1", created="", band="none")
+    >>> r.error_control, r.band
+    ('family', 'none')
+    """
+
+    groups: tuple
+    reference: Any
+    confidence_level: float
+    error_control: str
+    n_tests: int
+    columns: dict
+    n_rows: int
+    excluded: dict
+    engine: str
+    source: str
+    version: str
+    created: str
 
 
 def shown_interval(row, confidence_level: float | None, why: str) -> ConfidenceInterval:

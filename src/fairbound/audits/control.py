@@ -28,6 +28,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from fairbound._docs import fill
 from fairbound._validate import check_choice
 
 #: ``error_control`` values: family-wise (Bonferroni over every comparison of the audit),
@@ -141,18 +142,24 @@ def dependence_robust_level(confidence_level: float, m: int, error_control: str)
     return 1.0 - (1.0 - confidence_level) / harmonic(max(int(m), 1))
 
 
+#: Parameters that :func:`level_function` and :func:`controlled` document alike.
+_PIECES = {"level_params": (
+    "error_control : {'family', 'fdr', 'none'}\n"
+    "    See the module's description.\n"
+    "confidence_level : float\n"
+    "    The audit's level, ``1 - alpha``.\n"
+    "m : int\n"
+    "    The comparisons the error control covers (values below 1 count as 1).")}
+
+
+@fill(**_PIECES)
 def level_function(error_control: str, confidence_level: float, m: int, *,
                    discoveries: int | None = None, looks: int = 1) -> Callable[[int], float]:
     """The map from a row's own family size ``k`` to its interval level.
 
     Parameters
     ----------
-    error_control : {'family', 'fdr', 'none'}
-        See the module's description.
-    confidence_level : float
-        The audit's level, ``1 - alpha``.
-    m : int
-        The comparisons the error control covers (values below 1 count as 1).
+    {{level_params}}
     discoveries : int, optional
         For ``"fdr"``: Benjamini-Hochberg's number of discoveries ``R`` (default ``m``,
         the first step of :func:`controlled`).
@@ -176,6 +183,7 @@ def level_function(error_control: str, confidence_level: float, m: int, *,
     return lambda k: 1.0 - r * alpha / mm
 
 
+@fill(**_PIECES)
 def controlled(build: Callable[[Callable[[int], float]], Any], *, error_control: str,
                confidence_level: float, m: int, discoveries: Callable[[Any], int],
                looks: int = 1,
@@ -187,12 +195,7 @@ def controlled(build: Callable[[Callable[[int], float]], Any], *, error_control:
     build : callable
         ``build(level_of)``: the comparisons, where ``level_of(k)`` is the level of a row
         whose family (the rows adjusted together under ``"none"``) has ``k`` members.
-    error_control : {'family', 'fdr', 'none'}
-        See the module's description.
-    confidence_level : float
-        The audit's level, ``1 - alpha``.
-    m : int
-        The comparisons the error control covers (values below 1 count as 1).
+    {{level_params}}
     discoveries : callable
         ``discoveries(built)``: how many verdicts of a build claim a gap.
     looks : int

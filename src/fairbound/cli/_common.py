@@ -175,6 +175,27 @@ def print_machine(result, fmt: str, csv: str | None = None) -> bool:
     return False
 
 
+def table_heading(result, command: str):
+    """Start a result's table: its first line printed; returns the console and ``to_dict()``.
+
+    The line is ``fairbound <command> of <source>  (engine: <engine>)``, the source shown
+    as text (:func:`fairbound._render.plain`).
+
+    Examples
+    --------
+    >>> from types import SimpleNamespace
+    >>> r = SimpleNamespace(to_dict=lambda: {"source": "[b]x.csv", "engine": "duckdb"})
+    >>> con, d = table_heading(r, "ppi")
+    fairbound ppi of [b]x.csv  (engine: duckdb)
+    """
+    from fairbound._render import console, plain
+
+    con = console()
+    d = result.to_dict()
+    con.print(f"[bold]fairbound {command}[/] of {plain(d['source'])}  (engine: {d['engine']})")
+    return con, d
+
+
 def interval_text(lo, hi, missing: str = "-") -> str:
     """An interval as a table cell, ``[lo, hi]``; ``missing`` when either end is NaN.
 

@@ -7,9 +7,9 @@ from typing import Annotated
 
 import typer
 
-from fairbound._render import check_format, console, fmt_int, fmt_num, plain
+from fairbound._render import check_format, fmt_int, fmt_num, plain
 from fairbound.cli import _common as common
-from fairbound.cli._common import VERDICT_STYLE, excluded_text, print_machine
+from fairbound.cli._common import VERDICT_STYLE, excluded_text, print_machine, table_heading
 
 
 def _need(c) -> str:
@@ -53,11 +53,9 @@ def print_audit(result, *, fmt: str = "table", reference_given: bool = True) -> 
         return
     from rich.table import Table
 
-    con = console()
-    d = result.to_dict()
+    con, d = table_heading(result, "audit")
     excluded = excluded_text(d["excluded"])
     groups = ", ".join(f"{plain(g['group'])} ({g['rows']:,})" for g in d["groups"])
-    con.print(f"[bold]fairbound audit[/] of {plain(d['source'])}  (engine: {d['engine']})")
     con.print(f"rows scanned: {d['n_rows']:,}; excluded: {plain(excluded)}")
     con.print(f"groups: {groups}")
     if picked:
@@ -138,7 +136,8 @@ def audit_command(
     comparison: common.ComparisonOpt = "pairwise",
     reference: common.ReferenceOpt = None,
     method: Annotated[str, typer.Option(
-        help="Interval method (auto: exact for 0/1 costs, betting for fractional costs).")
+        help="Interval method (auto: exact for 0/1 costs, exact-union when one group is "
+             "3,000+ times the other, betting for fractional costs).")
     ] = "auto",
     confidence: common.ConfidenceOpt = 0.95,
     error_control: Annotated[str, typer.Option(

@@ -6,9 +6,9 @@ from typing import Annotated
 
 import typer
 
-from fairbound._render import check_format, console, fmt_int, fmt_level, fmt_num, plain
+from fairbound._render import check_format, fmt_int, fmt_level, fmt_num, plain
 from fairbound.cli import _common as common
-from fairbound.cli._common import excluded_text, print_machine
+from fairbound.cli._common import excluded_text, print_machine, table_heading
 
 
 def print_discover(result, *, fmt: str = "table") -> None:
@@ -17,9 +17,7 @@ def print_discover(result, *, fmt: str = "table") -> None:
         return
     from rich.table import Table
 
-    con = console()
-    d = result.to_dict()
-    con.print(f"[bold]fairbound discover[/] of {plain(d['source'])}  (engine: {d['engine']})")
+    con, d = table_heading(result, "discover")
     con.print(f"rows scanned: {d['n_rows']:,}; excluded: {plain(excluded_text(d['excluded']))}")
     lattice = ", ".join(f"depth {k}: {v:,}" for k, v in d["lattice"].items())
     con.print(f"candidates: {d['n_candidates']:,} ({lattice}); evaluated {d['n_evaluated']:,}, "

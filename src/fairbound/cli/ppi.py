@@ -6,9 +6,9 @@ from typing import Annotated
 
 import typer
 
-from fairbound._render import check_format, console, fmt_int, fmt_num, plain
+from fairbound._render import check_format, fmt_int, fmt_num, plain
 from fairbound.cli import _common as common
-from fairbound.cli._common import VERDICT_STYLE, excluded_text, print_machine
+from fairbound.cli._common import VERDICT_STYLE, excluded_text, print_machine, table_heading
 
 
 def _name(g) -> str:
@@ -30,11 +30,9 @@ def print_ppi(result, *, fmt: str = "table") -> None:
 
     from fairbound.report.audit_report import error_control_sentence, favourable_sentence
 
-    con = console()
-    d = result.to_dict()
+    con, d = table_heading(result, "ppi")
     excluded = excluded_text(d["excluded"])
     cols = d["columns"]
-    con.print(f"[bold]fairbound ppi[/] of {plain(d['source'])}  (engine: {d['engine']})")
     con.print(plain(f"gold label: {cols['label']}; proxy: {cols['proxy']}; prediction: "
                     f"{cols['prediction']}"))
     con.print(f"rows scanned: {d['n_rows']:,}; excluded: {plain(excluded)}")

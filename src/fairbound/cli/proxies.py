@@ -6,9 +6,15 @@ from typing import Annotated
 
 import typer
 
-from fairbound._render import check_format, console, fmt_int, fmt_num, plain
+from fairbound._render import check_format, fmt_int, fmt_num, plain
 from fairbound.cli import _common as common
-from fairbound.cli._common import VERDICT_STYLE, excluded_text, interval_text, print_machine
+from fairbound.cli._common import (
+    VERDICT_STYLE,
+    excluded_text,
+    interval_text,
+    print_machine,
+    table_heading,
+)
 from fairbound.errors import FairboundError
 
 
@@ -45,10 +51,8 @@ def print_proxies(result, *, fmt: str = "table") -> None:
 
     from fairbound.report.audit_report import error_control_sentence, favourable_sentence
 
-    con = console()
-    d = result.to_dict()
+    con, d = table_heading(result, "proxies")
     cols = d["columns"]
-    con.print(f"[bold]fairbound proxies[/] of {plain(d['source'])}  (engine: {d['engine']})")
     probs = ", ".join(f"{g}: {c}" for g, c in cols["group_probabilities"].items())
     con.print(plain(f"group probabilities: {probs}; label: {cols['label']}; prediction: "
                     f"{cols['prediction']}"))

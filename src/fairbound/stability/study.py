@@ -29,6 +29,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from fairbound._docs import fill
 from fairbound._validate import check_choice, check_int, check_seed
 from fairbound.errors import FairboundError, SmallGroupWarning
 from fairbound.stability.sampling import check_sizes, draw_split
@@ -535,6 +536,7 @@ def _result(config, runs: pd.DataFrame, gaps: pd.DataFrame, store) -> StudyResul
 # ------------------------------------------------------------------------------ driver
 
 
+@fill
 def run_study(
     data: pd.DataFrame,
     *,
@@ -625,10 +627,7 @@ def run_study(
     Runs are reproducible: the same seed gives the same draws, the same models (trainers
     receive the draw's seed) and so the same study, whatever ``n_jobs`` is.
 
-    References
-    ----------
-    .. [1] Jourdan, Risser, Loubes & Asher, "Are fairness metric scores enough to assess
-       discrimination biases in machine learning?", TrustNLP workshop at ACL 2023.
+    {{references_jourdan2023}}
 
     Examples
     --------

@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from fairbound._docs import fill
 from fairbound._validate import check_seed
 from fairbound._words import SMALL_GROUP
 from fairbound.audits.control import controlled
@@ -128,21 +129,12 @@ class Comparison:
     tolerance: float | None = None
     required_n_parity: float = math.nan
 
+    @fill
     def confidence_interval(self, confidence_level: float | None = None
                             ) -> ConfidenceInterval:
         """The interval for the cost gap: the one shown, or at another level.
 
-        Parameters
-        ----------
-        confidence_level : float, optional
-            ``None`` (default): the interval shown, at ``interval_level`` (adjusted for the
-            audit's error control).  A level: this comparison's interval at that level on
-            its own, from the stored statistics (no multiplicity adjustment).
-
-        Returns
-        -------
-        ConfidenceInterval
-            ``(low, high)``, a named tuple.
+        {{row_interval_sections}}
         """
         if confidence_level is None:
             return ConfidenceInterval(self.low, self.high)

@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from fairbound._docs import fill
 from fairbound._validate import check_seed
 from fairbound.audits.contract import ResultMethods
 from fairbound.audits.control import recompute_settings
@@ -284,19 +285,11 @@ class AuditResult(ResultMethods):
 
         return plot_audit(self, kind, **options)
 
+    @fill
     def report(self, path, *, title: str | None = None):
         """Write the self-contained HTML report (see :func:`fairbound.report.write_audit_report`).
 
-        Parameters
-        ----------
-        path : str or Path
-            Output ``.html`` file.
-        title : str, optional
-            Report title.
-
-        Returns
-        -------
-        Path
+        {{report_sections}}
         """
         from fairbound.report import write_audit_report
 

@@ -59,8 +59,9 @@ from typing import Any
 
 import numpy as np
 
+from fairbound._docs import fill
 from fairbound._validate import check_bool
-from fairbound.audits.contract import ResultMethods, gap_row_dict, kept_interval
+from fairbound.audits.contract import ResultFields, ResultMethods, gap_row_dict, kept_interval
 from fairbound.audits.contract import json_value as _jsonable
 from fairbound.audits.control import (
     bonferroni_level,
@@ -216,21 +217,12 @@ class PPIComparison:
     note: str = ""
     inputs: Any = field(default=None, repr=False, compare=False)
 
+    @fill
     def confidence_interval(self, confidence_level: float | None = None
                             ) -> ConfidenceInterval:
-        """The deciding interval of the gap: the one shown, or at another level.
+        """The deciding interval of the gap ``rate_A - rate_B``: shown, or at another level.
 
-        Parameters
-        ----------
-        confidence_level : float, optional
-            ``None`` (default): the interval shown, at ``interval_level`` (adjusted for the
-            audit's error control).  A level: this comparison's interval at that level on
-            its own, recomputed from the stored counts (no multiplicity adjustment).
-
-        Returns
-        -------
-        ConfidenceInterval
-            ``(low, high)`` of ``rate_A - rate_B``.
+        {{row_interval_sections}}
         """
         finite = self.guarantee == "finite-sample"
         return kept_interval(self, confidence_level,
@@ -312,7 +304,7 @@ class GroupCheck:
 
 
 @dataclass(frozen=True)
-class PPIAuditResult(ResultMethods):
+class PPIAuditResult(ResultFields, ResultMethods):
     """Everything a prediction-powered audit found.
 
     Attributes
@@ -365,27 +357,15 @@ class PPIAuditResult(ResultMethods):
     """
 
     comparisons: tuple[PPIComparison, ...]
-    groups: tuple[GroupCheck, ...]
-    n_rows: int
-    excluded: dict
-    engine: str
-    source: str
-    columns: dict
+    comparison: str
     classes: tuple
     metrics: tuple[str, ...]
-    comparison: str
-    reference: Any
-    confidence_level: float
-    error_control: str
-    n_tests: int
     guaranteed: bool
     favourable: str
     assumption: str = ASSUMPTION
     notes: tuple[str, ...] = ()
-    version: str = ""
     batches: tuple | None = None
     looks: int = 1
-    created: str = ""
     planned: bool = field(default=True, repr=False)
 
     def __repr__(self) -> str:
@@ -472,19 +452,11 @@ class PPIAuditResult(ResultMethods):
         check_choice(kind, ("forest",), "kind")
         return plot_ppi_forest(self, **options)
 
+    @fill
     def report(self, path, *, title: str | None = None):
         """Write a self-contained HTML page (:func:`fairbound.report.ppi_report.write_ppi_report`).
 
-        Parameters
-        ----------
-        path : str or Path
-            Output ``.html`` file.
-        title : str, optional
-            Page title.
-
-        Returns
-        -------
-        Path
+        {{report_sections}}
         """
         from fairbound.report.ppi_report import write_ppi_report
 

@@ -39,7 +39,8 @@ from typing import Any
 
 import numpy as np
 
-from fairbound.audits.contract import ResultMethods, gap_row_dict, kept_interval
+from fairbound._docs import fill
+from fairbound.audits.contract import ResultFields, ResultMethods, gap_row_dict, kept_interval
 from fairbound.audits.contract import json_value as _jsonable
 from fairbound.audits.control import controlled_rows, recompute_rows, with_inputs
 from fairbound.audits.pairing import (
@@ -185,9 +186,12 @@ class ProxyComparison:
     note: str = ""
     inputs: Any = field(default=None, repr=False, compare=False)
 
+    @fill
     def confidence_interval(self, confidence_level: float | None = None
                             ) -> ConfidenceInterval:
         """The deciding interval, as shown or at another level (this row on its own).
+
+        {{row_interval_sections}}
 
         Examples
         --------
@@ -264,7 +268,7 @@ class ProxyGroup:
 
 
 @dataclass(frozen=True)
-class ProxyAuditResult(ResultMethods):
+class ProxyAuditResult(ResultFields, ResultMethods):
     """Everything a proxy-group audit found.
 
     Attributes
@@ -312,29 +316,17 @@ class ProxyAuditResult(ResultMethods):
     """
 
     comparisons: tuple[ProxyComparison, ...]
-    groups: tuple[ProxyGroup, ...]
-    mode: str
-    n_rows: int
-    n_annotated: int
-    n_cells: int
-    excluded: dict
-    engine: str
-    source: str
-    columns: dict
+    comparison: str
     classes: tuple
     metrics: tuple[str, ...]
-    comparison: str
-    reference: Any
-    confidence_level: float
-    error_control: str
-    n_tests: int
     favourable: str
+    mode: str
+    n_annotated: int
+    n_cells: int
     tolerance: float | None = None
     weighted: bool = False
     assumption: str = PPI_ASSUMPTION
     notes: tuple[str, ...] = ()
-    version: str = ""
-    created: str = ""
 
     def __repr__(self) -> str:
         verdicts = verdict_counts(self.comparisons)
@@ -403,8 +395,12 @@ class ProxyAuditResult(ResultMethods):
         check_choice(kind, ("forest",), "kind")
         return plot_proxy_forest(self.to_dict(), **options)
 
+    @fill
     def report(self, path, *, title: str | None = None):
-        """Write a self-contained HTML page; returns its path."""
+        """Write a self-contained HTML page (:mod:`fairbound.report.proxies_report`).
+
+        {{report_sections}}
+        """
         from fairbound.report.proxies_report import write_proxy_report
 
         return write_proxy_report(self, path, title=title)

@@ -34,7 +34,7 @@ from typing import Any
 import numpy as np
 
 from fairbound._validate import check_choice, check_columns, check_where
-from fairbound.audits.contract import IntervalsMethod, JsonMethod
+from fairbound.audits.contract import IntervalsMethod, JsonMethod, ResultFields
 from fairbound.audits.control import (  # noqa: F401
     ERROR_CONTROLS,
     SHORT_NAMES,
@@ -261,7 +261,7 @@ class _RatioOutputs(JsonMethod, IntervalsMethod):
 
 
 @dataclass(frozen=True)
-class ImpactRatioResult(_RatioOutputs):
+class ImpactRatioResult(ResultFields, _RatioOutputs):
     """Impact ratios of one category (a group column or an intersection), with verdicts.
 
     Attributes
@@ -312,7 +312,6 @@ class ImpactRatioResult(_RatioOutputs):
     """
 
     ratios: tuple[ImpactRatio, ...]
-    groups: tuple[GroupRate, ...]
     small_groups: tuple[GroupRate, ...]
     category: str
     rate: str
@@ -323,21 +322,10 @@ class ImpactRatioResult(_RatioOutputs):
     threshold: float
     versus: str
     highest: Any
-    reference: Any
-    confidence_level: float
     interval_level: float
-    error_control: str
-    n_tests: int
     method: str
     guarantee: str
     min_share: float
-    columns: dict
-    n_rows: int
-    excluded: dict
-    engine: str
-    source: str
-    version: str
-    created: str
     score_median: float | None = None
 
     def __repr__(self) -> str:

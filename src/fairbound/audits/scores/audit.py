@@ -56,6 +56,7 @@ from fairbound.audits.contract import (
     ComparisonRows,
     JsonMethod,
     LegacyResultInterval,
+    ResultFields,
     TupleCompatibleMethod,
     row_intervals,
     shown_interval,
@@ -342,7 +343,7 @@ class ScoreComparison:
 
 
 @dataclass(frozen=True)
-class ScoreAuditResult(JsonMethod, ComparisonRows):
+class ScoreAuditResult(ResultFields, JsonMethod, ComparisonRows):
     """What a score audit found, with the histograms to recompute it.
 
     Attributes
@@ -397,13 +398,8 @@ class ScoreAuditResult(JsonMethod, ComparisonRows):
         or ``None``: every distinct score (asked for as ``sweep_thresholds="all"``).
     """
 
-    groups: tuple[GroupScores, ...]
     comparisons: tuple[ScoreComparison, ...]
     comparison: str
-    reference: Any
-    confidence_level: float
-    error_control: str
-    n_tests: int
     band: str
     transform: str
     exact: bool
@@ -411,15 +407,8 @@ class ScoreAuditResult(JsonMethod, ComparisonRows):
     calibration: bool
     calibration_note: str | None
     calibration_bins: Any
-    columns: dict
     positive: Any
-    n_rows: int
-    excluded: dict
-    engine: str
-    source: str
     seed: int
-    version: str
-    created: str
     histograms: dict = field(default_factory=dict, repr=False, compare=False)
     sweep_thresholds: int | None = DEFAULT_MAX_THRESHOLDS
 
