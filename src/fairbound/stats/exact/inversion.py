@@ -69,6 +69,7 @@ class _Table:
         self.tau_b = _cheap_rate(self.nb)
         self.all_exact = self.tau_a >= 0.5 and self.tau_b >= 0.5
         self.first_grid = None      # kept by _invert_score
+        self.grid_rows: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}   # and its finer rows
 
     def nuisance(self, d: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Range of ``p_B`` in the nuisance confidence set under ``p_A - p_B = d``."""
@@ -115,6 +116,7 @@ class _ExactBatch:
         else:
             self.lo, self.hi = self._runs()
         self.accept = None
+        self._kept = None                   # rows last asked of reject and their copies
         if wx * wy <= _MATRIX_CELLS:
             yi = np.arange(wy)[None, :, None]
             self.accept = ((yi >= self.lo[:, None, :]) & (yi <= self.hi[:, None, :])).astype(
@@ -239,16 +241,32 @@ class _ExactBatch:
         return g[0], g[1] - 1
 
     # -- rejection probabilities ---------------------------------------------------------
+    def _part(self, rows):
+        """Nulls, acceptance matrix and run ends of ``rows`` (``None``: all rows).
+
+        The copies for ``rows`` are kept for the next call with the same index array
+        (:meth:`refine` asks for the same rows every round).
+        """
+        if rows is None:
+            return self.d, self.accept, getattr(self, "_ends", None)
+        kept = self._kept
+        if kept is not None and kept[0] is rows:
+            return kept[1]
+        part = (self.d[rows], None if self.accept is None else self.accept[rows],
+                None if self.accept is not None else (self._ends[0][rows],
+                                                       self._ends[1][rows]))
+        self._kept = rows, part
+        return part
+
     def reject(self, nu: np.ndarray, rows: np.ndarray | None = None) -> np.ndarray:
         """Probability of each row's rejection region at the nuisance values ``nu`` (m, k)."""
-        d = self.d if rows is None else self.d[rows]
+        d, acc, ends = self._part(rows)
         pa_ = _binom_pmf(self.ka2, self.lca, nu + d[:, None])
         pb_ = _binom_pmf(self.kb2, self.lcb, nu)
-        if self.accept is not None:
+        if acc is not None:
             # small windows: P(accept) = sum_x pA(x) sum_y [lo(x) <= y <= hi(x)] pB(y)
-            acc = self.accept if rows is None else self.accept[rows]
             return 1.0 - np.einsum("mkx,mkx->mk", pa_, pb_ @ acc)
-        lo, hi = self._ends if rows is None else (self._ends[0][rows], self._ends[1][rows])
+        lo, hi = ends
         m, k = nu.shape
         wy = self.ys.size
         # the cumulated pmf of B with the nuisance values innermost, so that each column's
@@ -408,17 +426,48 @@ def _invert_score(tab: _Table, targets: np.ndarray) -> np.ndarray:
         tab.first_grid = g, score_statistic(x, y, tab.na, tab.nb, g)
     g, v = tab.first_grid
     k = np.minimum(np.maximum((v >= t).sum(axis=1, keepdims=True), 1), u.size - 1)
-    lo, hi = g[k - 1], g[k]
+    # the finer grids: each row is lo + (hi - lo) u between two points of the grid before,
+    # so it depends only on the brackets found so far (the key); rows and their statistics
+    # are kept on the table, as the targets of one end fall in the same brackets round
+    # after round (each value is computed elementwise, so the same bits in any batch)
+    keys = [(j,) for j in k[:, 0].tolist()]
+    ends = (g[k[:, 0] - 1], g[k[:, 0]])
     for _ in range(2):
-        g = lo + (hi - lo) * u
-        v = score_statistic(x, y, tab.na, tab.nb, g)
+        g, v = _grid_rows(tab, x, y, u, keys, ends)
         k = np.minimum(np.maximum((v >= t).sum(axis=1, keepdims=True), 1), u.size - 1)
-        lo, hi = g[rows, k - 1], g[rows, k]
+        kk = k[:, 0]
+        keys = [key + (j,) for key, j in zip(keys, kk.tolist(), strict=True)]
+        ends = (g[rows[:, 0], kk - 1], g[rows[:, 0], kk])
+    lo, hi = ends[0][:, None], ends[1][:, None]
     v0, v1 = v[rows, k - 1], v[rows, k]
     with np.errstate(divide="ignore", invalid="ignore"):
         w = np.clip(np.where(np.isfinite(v0) & np.isfinite(v1) & (v0 > v1),
                              (v0 - t) / (v0 - v1), 0.5), 0.0, 1.0)
     return (lo + w * (hi - lo))[:, 0]
+
+
+def _grid_rows(tab: _Table, x: float, y: float, u: np.ndarray, keys: list[tuple],
+               ends: tuple[np.ndarray, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """Rows ``lo + (hi - lo) u`` of :func:`_invert_score` and ``T_obs`` on them, per key.
+
+    ``ends`` holds each key's ``(lo, hi)``; a key seen before on this table reuses its row.
+    """
+    memo = tab.grid_rows
+    miss = [i for i, key in enumerate(keys) if key not in memo]
+    if miss:
+        fresh = {}
+        for i in miss:                          # each new key once
+            fresh.setdefault(keys[i], i)
+        idx = np.array(list(fresh.values()))
+        lo, hi = ends[0][idx][:, None], ends[1][idx][:, None]
+        g = lo + (hi - lo) * u
+        v = score_statistic(x, y, tab.na, tab.nb, g)
+        for j, key in enumerate(fresh):
+            memo[key] = (g[j], v[j])
+    got = [memo[key] for key in keys]
+    if not got:
+        return np.empty((0, u.size)), np.empty((0, u.size))
+    return np.stack([r[0] for r in got]), np.stack([r[1] for r in got])
 
 
 _smooth = count_spread
