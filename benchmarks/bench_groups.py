@@ -11,9 +11,12 @@ evenly (by hash) over G groups, binary ``y`` and ``p``, then times, in this proc
 Closed-form methods (``newcombe``, ``wald``, ``agresti-caffo``, ``welch``) and the named
 finite-sample method ``exact-union`` (Clopper-Pearson of the group and of the rest joined by
 a union bound, ``fairbound.stats.exact.union``) compute the intervals and plans of all
-groups on arrays (``fairbound.stats.vectorised``).  The default ``auto`` (the two-sample
-exact interval) searches each small-vs-rest table on its own, about 10-50 ms each: by
-default it is timed only up to ``--auto-max-groups`` groups.
+groups on arrays (``fairbound.stats.vectorised``).  The default ``auto`` runs
+``exact-union`` when one side is at least 3,000 times the other
+(``fairbound.stats.auto.UNION_RATIO``; G equal groups against the rest: G >= 3,001) and
+otherwise the two-sample exact interval, which searches each small-vs-rest table on its own,
+about 10-50 ms each: that case is timed only up to ``--auto-max-groups`` groups.  The
+method column shows what ``auto`` ran.
 
 Usage::
 
@@ -61,17 +64,22 @@ def main(argv=None) -> None:
     import duckdb
 
     import fairbound
+    from fairbound.stats.auto import union_applies
     from fairbound.stats.exact import clear_cache
 
+    load = " ".join(f"{x:.2f}" for x in os.getloadavg())
     print(f"fairbound {fairbound.__version__}, duckdb {duckdb.__version__}, python "
-          f"{platform.python_version()}, {os.cpu_count()} cores; {args.rows:,} rows, vs-rest")
+          f"{platform.python_version()}, {os.cpu_count()} cores, load average {load}; "
+          f"{args.rows:,} rows, vs-rest, minimum of {args.repeat}")
     print("| groups | method | comparisons | audit (s) | bare GROUP BY (s) | ratio |")
     print("|---|---|---|---|---|---|")
     for g in [int(x) for x in args.groups.split(",") if x.strip()]:
         path = make_parquet(g, args.rows)
         duckdb.sql(f"SELECT count(*) FROM read_parquet('{path}')").fetchall()  # warm
         for method in [m.strip() for m in args.methods.split(",") if m.strip()]:
-            if method == "auto" and g > args.auto_max_groups:
+            per = args.rows / g
+            if (method == "auto" and g > args.auto_max_groups
+                    and not union_applies(per, args.rows - per)):
                 print(f"| {g:,} | {method} | {g:,} | skipped (--auto-max-groups) | | |")
                 continue
             audit_t, bare_t = [], []
@@ -87,7 +95,9 @@ def main(argv=None) -> None:
                            "GROUP BY ALL").fetchall()
                 bare_t.append(time.perf_counter() - t)
             a, b = min(audit_t), min(bare_t)
-            print(f"| {g:,} | {method} | {len(res.comparisons):,} | {a:.2f} | {b:.2f} | "
+            ran = sorted({c.method for c in res.comparisons})
+            label = method if ran == [method] else f"{method} ({', '.join(ran)})"
+            print(f"| {g:,} | {label} | {len(res.comparisons):,} | {a:.2f} | {b:.2f} | "
                   f"{a / b:.1f}x |", flush=True)
 
 

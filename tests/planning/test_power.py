@@ -195,3 +195,18 @@ def test_cli_plan_concentration_bad_values(capsys, extra, needle):
     assert main(["plan", "--bias", "0.05"] + extra) == 2
     err = capsys.readouterr().err
     assert needle in err and "Traceback" not in err
+
+
+def test_auto_plans_what_the_audit_runs_for_very_unequal_groups():
+    # auto runs exact-union when one group is at least 3,000 times the other
+    # (fairbound.stats.auto.union_applies): the plan names the same method.
+    from fairbound.planning.power import describe_power_plan
+    from fairbound.stats.auto import UNION_RATIO
+
+    assert solve_power("auto", gap=0.05, rate_b=0.1, power=0.8).method == "exact"
+    tiny = 1.0 / (UNION_RATIO + 2)
+    r = solve_power("auto", gap=0.05, rate_b=0.1, power=0.8, share=tiny)
+    assert r.method == "exact-union" and math.isfinite(r.n_total)
+    # the BBU reference needs more than the search's 10^8 here: said, not an overflow
+    assert not math.isfinite(r.reference_n_total)
+    assert "bbu-corrected needs more than 100,000,000." in describe_power_plan(r)[0]

@@ -82,3 +82,62 @@ def test_many_groups_on_arrays_equal_one_at_a_time_and_scale_by_cost():
                                    confidence_level=1 - 0.05 / 200)
         assert (lo[i], hi[i]) == pytest.approx(want, abs=1e-15)
     assert np.all(lo <= 2 * (k / n - 0.3) + 1e-12) and np.all(hi >= 2 * (k / n - 0.3) - 1e-12)
+
+
+# --- at the boundary of ``auto``'s rule (fairbound.stats.auto.UNION_RATIO): one group
+# 3,000 times the other, where ``auto`` starts to run ``exact-union``.  Each of group A's
+# counts ``x`` is covered by a run of group B's counts ``y`` (``U_B`` and ``L_B`` increase
+# with ``y``), so the coverage is a sum over ``x`` of binomial probabilities of a run:
+# the same enumeration of every table as ``_min_coverage``, in O(n_A log n_B) per rate pair.
+def _min_coverage_by_runs(na: int, nb: int, rho: float, rates) -> float:
+    from fairbound.stats.exact.union import _clopper_pearson_many
+
+    share = float(union_split(na, nb))
+    alpha = 1.0 - rho
+    x, y = np.arange(na + 1), np.arange(nb + 1)
+    la, ua = _clopper_pearson_many(x, na, alpha * (1.0 - share))
+    lb, ub = _clopper_pearson_many(y, nb, alpha * share)
+    assert np.all(np.diff(ub) >= 0) and np.all(np.diff(lb) >= 0)
+    worst = 1.0
+    for pa in rates:
+        fa = stats.binom.pmf(x, na, pa)
+        for pb in rates:
+            d = pa - pb
+            first = np.searchsorted(ub, la - d, side="left")      # la - ub[y] <= d
+            last = np.searchsorted(lb, ua - d, side="right") - 1  # ua - lb[y] >= d
+            run = np.where(last >= first, stats.binom.cdf(last, nb, pb)
+                           - stats.binom.cdf(first - 1, nb, pb), 0.0)
+            worst = min(worst, float(fa @ run))
+    return worst
+
+
+BOUNDARY_RATES = tuple(np.r_[RATES, np.linspace(0.02, 0.98, 13)])
+
+
+@pytest.mark.parametrize("na,nb,rho", [(4, 9, 0.95), (7, 60, 0.9), (12, 400, 0.99),
+                                       (3, 9000, 1 - 0.05 / 30)])
+def test_coverage_by_runs_equals_the_full_enumeration(na, nb, rho):
+    assert _min_coverage_by_runs(na, nb, rho, RATES) == pytest.approx(
+        _min_coverage(na, nb, rho, RATES), abs=1e-9)
+
+
+@pytest.mark.parametrize("na", [1, 3])
+@pytest.mark.parametrize("rho", [0.95, 1 - 0.05 / 1000])
+def test_union_covers_by_enumeration_at_autos_boundary(na, rho):
+    from fairbound.stats.auto import UNION_RATIO
+
+    k = UNION_RATIO
+    # at the ratio where auto switches and one example either side (the mirror, the large
+    # group first, is the same table read backwards: test_split_depends_on_sizes_only...)
+    for a, b in ((na, k * na), (na, k * na - 1), (na, k * na + 1)):
+        assert _min_coverage_by_runs(a, b, rho, BOUNDARY_RATES) >= rho, (a, b)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("na", [10, 30, 100])
+@pytest.mark.parametrize("rho", [0.9, 0.95, 0.99, 1 - 0.05 / 30, 1 - 0.05 / 1000])
+def test_union_covers_by_enumeration_at_autos_boundary_larger(na, rho):
+    from fairbound.stats.auto import UNION_RATIO
+
+    rates = tuple(np.r_[BOUNDARY_RATES, np.linspace(0.001, 0.05, 8)])
+    assert _min_coverage_by_runs(na, UNION_RATIO * na, rho, rates) >= rho

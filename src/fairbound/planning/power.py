@@ -40,6 +40,7 @@ from fairbound._validate import (
     check_unknown,
 )
 from fairbound.errors import FairboundError
+from fairbound.stats.auto import union_applies
 from fairbound.stats.base import (
     GroupStats,
     NotEstimable,
@@ -369,8 +370,9 @@ def solve_power(
     (m, n_total, gap, power, rate_b, share, cost, k, rho, n_sims, seed) = _validate_solve(
         method, n_total, gap, power, rate_b, share, cost, concentration, confidence_level,
         n_sims, seed)
-    if m.name == "auto":  # what the default audit runs for these costs
-        m = get_method("exact" if cost == "binary" else "betting")
+    if m.name == "auto":  # what the default audit runs for these costs and sizes
+        m = get_method("betting" if cost != "binary" else
+                       "exact-union" if union_applies(share, 1.0 - share) else "exact")
     analytic = _is_analytic(m)
     if tolerance is not None:
         tolerance = check_probability(tolerance, "tolerance")
@@ -404,8 +406,9 @@ def solve_power(
         rpf = _power_fn(ref, None, rate_b=rate_b, share=share, cost=cost, k=k, rho=rho,
                         n_sims=n_sims, seed=seed)
         target = achieved if solved == "power" else power
-        ref_n = float(math.ceil(_solve_n(rpf, gap, target, integer=False))) \
-            if 0 < target < 1 else math.nan
+        ref_n = _solve_n(rpf, gap, target, integer=False) if 0 < target < 1 else math.nan
+        if math.isfinite(ref_n):   # inf: the reference needs more than any n searched
+            ref_n = float(math.ceil(ref_n))
     ratio = n_total / ref_n if ref_n and math.isfinite(ref_n) else math.nan
     return PowerResult(
         method=m.name, guarantee=m.guarantee, n_total=n_total, gap=gap,
@@ -541,6 +544,17 @@ def plan_for_method(
                        concentration=2.0 if concentration is None else concentration)
 
 
+def _count(n: float) -> str:
+    """A planned n as a sentence writes it (beyond the search: "more than 100,000,000")."""
+    return f"{n:,.0f}" if math.isfinite(n) else f"more than {_N_MAX:,}"
+
+
+def _ratio(r: PowerResult) -> str:
+    """`` (ratio x)`` to the reference plan, or nothing when either n is beyond the search."""
+    q = r.ratio_to_reference
+    return f" (ratio {q:.3f})" if math.isfinite(q) else ""
+
+
 def describe_power_plan(r: PowerResult) -> list[str]:
     """The plan in words: what was solved, then the setting and the basis (two lines).
 
@@ -564,15 +578,14 @@ def describe_power_plan(r: PowerResult) -> list[str]:
         first = (f"{r.method} ({r.guarantee}): {what} to show parity (the interval within "
                  f"+/-{r.tolerance:g}) when the true gap is {r.gap:g}.")
     elif r.solved_for == "n_total":
-        first = (f"{r.method} ({r.guarantee}): n = {r.n_total:,.0f} annotated examples "
+        first = (f"{r.method} ({r.guarantee}): n = {_count(r.n_total)} annotated examples "
                  f"for {r.power:.0%} power at a gap of {r.gap:g}; {r.reference_method} "
-                 f"needs {r.reference_n_total:,.0f} (ratio {r.ratio_to_reference:.3f}).")
+                 f"needs {_count(r.reference_n_total)}{_ratio(r)}.")
     elif r.solved_for == "gap":
         first = (f"{r.method} ({r.guarantee}): with n = {r.n_total:,} the minimum "
                  f"detectable gap at {r.power:.0%} power is {r.gap:.4f}.")
     else:
         first = (f"{r.method} ({r.guarantee}): power {r.power:.3f} at n = {r.n_total:,} "
                  f"and a gap of {r.gap:g}; {r.reference_method} needs "
-                 f"{r.reference_n_total:,.0f} for that power (ratio "
-                 f"{r.ratio_to_reference:.3f}).")
+                 f"{_count(r.reference_n_total)} for that power{_ratio(r)}.")
     return [first, f"{setting}; basis: {basis}"]

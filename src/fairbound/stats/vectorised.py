@@ -163,10 +163,19 @@ def required_n_many(method: str, a: StatsArrays, b: StatsArrays,
     on all comparisons together: the moments are scaled and the scale found by the same
     geometric bisection (to a relative 1e-9), so each entry equals the one-at-a-time
     value (up to rounding at the ceiling).  ``inf`` for a zero gap or when no scale up to
-    ``1e12`` excludes 0; NaN where not estimable.
+    ``1e12`` excludes 0; NaN where not estimable.  A method whose vectorised form carries
+    its own planner (``vectorised.required_n_many``, as ``exact-union``'s does) uses that
+    one: the same plans, to the same precision, in fewer evaluations.
     """
     m = _method(method)
     rho = check_confidence_level(confidence_level)
+    own = getattr(m.vectorised, "required_n_many", None)  # a method's own array planner
+    if own is not None:
+        intervals_many(m.name, _take(a, slice(0, 0)), _take(b, slice(0, 0)), rho)  # checks
+        if a.n.shape != b.n.shape:
+            raise FairboundError(f"a and b must have the same length; got {a.n.size} and "
+                                 f"{b.n.size}", param="b")
+        return own(a, b, rho)
     d = a.mean - b.mean
     size = a.n + b.n
     out = np.full(d.shape, np.nan)

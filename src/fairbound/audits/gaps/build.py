@@ -165,8 +165,10 @@ def audit(
     method : str
         Interval method (see ``fairbound.stats.INTERVAL_METHODS``).  The default,
         ``"auto"``, is valid for every sample size: the exact unconditional interval
-        (Agresti & Min 2001) for 0/1 costs, i.e. every confusion-matrix metric, and the
-        betting interval (Waudby-Smith & Ramdas 2024) for fractional costs.
+        (Agresti & Min 2001) for 0/1 costs, i.e. every confusion-matrix metric
+        (``"exact-union"`` where one group is at least 3,000 times the other:
+        :func:`fairbound.stats.auto.union_applies`), and the betting interval
+        (Waudby-Smith & Ramdas 2024) for fractional costs.
         ``"newcombe"`` is the recommended asymptotic interval for 0/1 costs, ``"welch"``
         for fractional costs, and ``"bbu"`` reproduces Ethayarajh (2020).
     confidence_level : float

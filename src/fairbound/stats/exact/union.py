@@ -31,16 +31,16 @@ The split ``s`` depends on the group sizes only, never on the counts, so ``alpha
 checked by enumerating every table on grids of sizes and true rates in
 ``tests/stats/test_exact_union.py`` (``-m slow`` for the larger grids).
 
-Decision.  This is a named method, not part of ``auto``: the default stays the two-sample
-exact interval (``exact``), whose published numbers are unchanged (re-measuring all of
-them for a new default did not fit this change).  ``exact-union`` is wider than ``exact``
-when the groups are of similar size (both Clopper-Pearson intervals are paid in full:
-1.64 times as wide for 100 of 1,000 against 100 of 1,000 at 95%), and for a small group
-against a rest 10,000 times larger it is often narrower (``exact`` then tests the rest's
-nuisance values with the tail bound, whose Berry-Esseen term is loose for the small
-group: 0.78 times as wide for 30 of 100 against 250,000 of 1,000,000 at 95%, 0.93 at the
-Bonferroni level of 1,000 comparisons); figures in ``docs/which_interval.md``.  Name it
-for audits of many groups against the rest.
+Decision.  ``auto`` runs this method for 0/1 costs when one group has at least
+``fairbound.stats.auto.UNION_RATIO`` (3,000) times the examples of the other, and the
+two-sample ``exact`` otherwise; the rule reads the sizes only, so each branch's coverage
+holds conditionally on the sizes.  ``exact-union`` is wider than ``exact`` when the groups
+are of similar size (both Clopper-Pearson intervals are paid in full: about 1.64 times as
+wide at equal sizes), and from a size ratio of 3,000 on it is at most 1.05 times as wide
+anywhere on the grid of ``benchmarks/exact_union_widths.py`` and usually narrower
+(``exact`` then tests the rest's nuisance values with the tail bound, whose Berry-Esseen
+term is loose for the small group); figures in ``docs/which_interval.md``.  It can also be
+named for any audit of 0/1 costs.
 
 References
 ----------
@@ -62,7 +62,7 @@ import numpy as np
 
 from fairbound.stats.base import GroupStats, NotEstimable, register_interval
 
-__all__ = ["union_interval_many", "union_split"]
+__all__ = ["union_interval_many", "union_required_n_many", "union_split"]
 
 _SHARE_MIN = 0.01
 
@@ -79,6 +79,21 @@ def union_split(n_a, n_b):
     return np.clip(ra / (ra + rb), _SHARE_MIN, 1.0 - _SHARE_MIN)
 
 
+def _cp_lower(special, k, n, miss):
+    """Clopper-Pearson lower end (float arrays already broadcast)."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(k <= 0, 0.0,
+                        special.betaincinv(np.maximum(k, 1e-300), n - k + 1.0, miss / 2.0))
+
+
+def _cp_upper(special, k, n, miss):
+    """Clopper-Pearson upper end (float arrays already broadcast)."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(k >= n, 1.0,
+                        special.betaincinv(k + 1.0, np.maximum(n - k, 1e-300),
+                                           1.0 - miss / 2.0))
+
+
 def _clopper_pearson_many(k, n, miss):
     """Clopper-Pearson ends for counts ``k`` of ``n`` missing with probability ``miss``."""
     from fairbound.stats.exact._special import ufuncs
@@ -87,12 +102,7 @@ def _clopper_pearson_many(k, n, miss):
 
     k, n, miss = np.broadcast_arrays(np.asarray(k, float), np.asarray(n, float),
                                      np.asarray(miss, float))
-    with np.errstate(divide="ignore", invalid="ignore"):
-        lo = np.where(k <= 0, 0.0,
-                      special.betaincinv(np.maximum(k, 1e-300), n - k + 1.0, miss / 2.0))
-        hi = np.where(k >= n, 1.0,
-                      special.betaincinv(k + 1.0, np.maximum(n - k, 1e-300), 1.0 - miss / 2.0))
-    return lo, hi
+    return _cp_lower(special, k, n, miss), _cp_upper(special, k, n, miss)
 
 
 def union_interval_many(k_a, n_a, k_b, n_b, confidence_level):
@@ -115,6 +125,136 @@ def _union_many(a, b, rho):
     C = np.maximum(a.cost_max, b.cost_max)
     lo, hi = union_interval_many(a.total / C, a.n, b.total / C, b.n, rho)
     return lo * C, hi * C
+
+
+#: Range of scales the planner searches, and its relative precision: those of the shared
+#: bisection of :func:`fairbound.stats.vectorised.required_n_many`.
+_SCALE_MIN, _SCALE_MAX, _SCALE_TOL = 1e-6, 1e12, 2e-10
+
+
+def union_required_n_many(a, b, confidence_level) -> np.ndarray:
+    """Total n (A + B, same shares and rates) at which each ``exact-union`` interval excludes 0.
+
+    The planner of :func:`fairbound.stats.vectorised.required_n_many` for this method, on
+    :class:`~fairbound.stats.vectorised.StatsArrays`: both groups are scaled by ``s`` (the
+    split of ``alpha`` depends on the ratio of the sizes only, so it does not move) and the
+    smallest ``s`` at which the end nearer 0 crosses it, ``L_X(s) - U_Y(s) > 0`` with ``X``
+    the group of the higher rate, is found on all comparisons together.  Only the two
+    Clopper-Pearson ends that decide are computed (the shared planner computes all four),
+    starting from the normal approximation of the crossing and bracketing it, then the
+    Illinois variant of regula falsi on ``log s`` (a bisection step where it stalls) to a
+    relative ``2e-10``: about 10 evaluations instead of the shared bisection's 36, the same
+    plan to within one example or ``1e-9`` of it (``tests/stats/test_vectorised.py``).
+
+    ``inf`` for a zero gap or when no scale up to ``1e12`` excludes 0; NaN where a group
+    is empty.
+
+    Examples
+    --------
+    >>> from fairbound.stats.base import GroupStats
+    >>> from fairbound.stats.vectorised import StatsArrays
+    >>> a = StatsArrays.from_stats([GroupStats.from_counts(100, 30),
+    ...                            GroupStats.from_counts(100, 20)])
+    >>> b = StatsArrays.from_stats([GroupStats.from_counts(10_000, 2_000)] * 2)
+    >>> union_required_n_many(a, b, 0.95)
+    array([10257.,    inf])
+    """
+    from fairbound.stats.exact._special import ufuncs
+
+    special = ufuncs()
+    alpha = 1.0 - float(confidence_level)
+    d = a.mean - b.mean
+    size = a.n + b.n
+    out = np.full(d.shape, np.nan)
+    out[np.isfinite(d) & (d == 0)] = np.inf
+    todo = np.flatnonzero(np.isfinite(d) & (d != 0))
+    if not todo.size:
+        return out
+    C = np.maximum(a.cost_max, b.cost_max)[todo]
+    up = d[todo] > 0                      # X = A (the higher rate), Y = B; else swapped
+    na, nb = a.n[todo], b.n[todo]
+    ka, kb = a.total[todo] / C, b.total[todo] / C
+    share = union_split(na, nb)
+    nx, ny = np.where(up, na, nb), np.where(up, nb, na)
+    kx, ky = np.where(up, ka, kb), np.where(up, kb, ka)
+    mx = alpha * np.where(up, 1.0 - share, share)
+    my = alpha * np.where(up, share, 1.0 - share)
+
+    def g(rows, s):
+        """``L_X(s) - U_Y(s)``: positive where the interval at scale ``s`` excludes 0."""
+        return (_cp_lower(special, kx[rows] * s, nx[rows] * s, mx[rows])
+                - _cp_upper(special, ky[rows] * s, ny[rows] * s, my[rows]))
+
+    # start: the normal approximation of the crossing, z_X se_X + z_Y se_Y = |gap|
+    px, py = kx / nx, ky / ny
+    zx, zy = special.ndtri(1.0 - mx / 2.0), special.ndtri(1.0 - my / 2.0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        s0 = ((zx * np.sqrt(np.maximum(px * (1 - px), 1.0 / nx) / nx)
+               + zy * np.sqrt(np.maximum(py * (1 - py), 1.0 / ny) / ny)) / (px - py)) ** 2
+    s0 = np.clip(np.where(np.isfinite(s0), s0, 1.0), _SCALE_MIN, _SCALE_MAX)
+    m = todo.size
+    s_lo, s_hi = np.full(m, _SCALE_MIN), np.full(m, _SCALE_MAX)
+    g_lo, g_hi = np.full(m, np.nan), np.full(m, np.nan)
+    result = np.full(m, np.nan)            # the scale found (inf: none up to 1e12)
+    g0 = g(np.arange(m), s0)
+    pos = g0 > 0
+    s_hi[pos], g_hi[pos] = s0[pos], g0[pos]
+    s_lo[~pos], g_lo[~pos] = s0[~pos], g0[~pos]
+    # bracket: step by 4 from the start until the sign changes, clamped to the range
+    for need_lo in (True, False):
+        rows = np.flatnonzero(pos if need_lo else ~pos)
+        s = s0[rows]
+        while rows.size:
+            s = np.clip(s / 4.0 if need_lo else s * 4.0, _SCALE_MIN, _SCALE_MAX)
+            v = g(rows, s)
+            flip = (v <= 0) if need_lo else (v > 0)
+            edge = s <= _SCALE_MIN if need_lo else s >= _SCALE_MAX
+            if need_lo:
+                s_lo[rows[flip]], g_lo[rows[flip]] = s[flip], v[flip]
+                done_edge = edge & ~flip        # excludes 0 already at the smallest scale
+                result[rows[done_edge]] = _SCALE_MIN
+                s_hi[rows[~flip]], g_hi[rows[~flip]] = s[~flip], v[~flip]
+            else:
+                s_hi[rows[flip]], g_hi[rows[flip]] = s[flip], v[flip]
+                done_edge = edge & ~flip        # no scale up to 1e12 excludes 0
+                result[rows[done_edge]] = np.inf
+                s_lo[rows[~flip]], g_lo[rows[~flip]] = s[~flip], v[~flip]
+            keep = ~flip & ~edge
+            rows, s = rows[keep], s[keep]
+    # Illinois regula falsi on log s, bisection where the bracket does not halve
+    live = np.flatnonzero(np.isnan(result))
+    x_lo, x_hi = np.log(s_lo), np.log(s_hi)
+    f_lo, f_hi = g_lo.copy(), g_hi.copy()
+    side = np.zeros(m, np.int8)            # which end moved last (+1 high, -1 low)
+    width0 = x_hi - x_lo
+    for it in range(200):
+        live = live[~(x_hi[live] - x_lo[live] < _SCALE_TOL)]
+        if not live.size:
+            break
+        xl, xh, fl, fh = x_lo[live], x_hi[live], f_lo[live], f_hi[live]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            xc = (xl * fh - xh * fl) / (fh - fl)
+        stalled = (it % 4 == 3) & (xh - xl > 0.25 * width0[live])
+        bad = ~np.isfinite(xc) | (xc <= xl) | (xc >= xh) | stalled
+        xc = np.where(bad, 0.5 * (xl + xh), xc)
+        if it % 4 == 3:
+            width0[live] = xh - xl
+        v = g(live, np.exp(xc))
+        hi_moves = v > 0
+        r_hi, r_lo = live[hi_moves], live[~hi_moves]
+        # Illinois: an end kept twice in a row has its value halved
+        f_lo[r_hi] = np.where(side[r_hi] == 1, 0.5 * f_lo[r_hi], f_lo[r_hi])
+        f_hi[r_lo] = np.where(side[r_lo] == -1, 0.5 * f_hi[r_lo], f_hi[r_lo])
+        x_hi[r_hi], f_hi[r_hi] = xc[hi_moves], v[hi_moves]
+        x_lo[r_lo], f_lo[r_lo] = xc[~hi_moves], v[~hi_moves]
+        side[r_hi], side[r_lo] = 1, -1
+    todo_found = np.isnan(result)
+    result[todo_found] = np.exp(x_hi[todo_found])
+    out[todo] = np.where(np.isinf(result), np.inf, np.ceil(result * size[todo]))
+    return out
+
+
+_union_many.required_n_many = union_required_n_many  # the planner on arrays
 
 
 @register_interval(
