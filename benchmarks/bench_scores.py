@@ -19,6 +19,10 @@ value distinct) whose separation and calibration differ by group, then, at every
 
       SELECT g, y, score, count(*) AS n FROM read_parquet(path) GROUP BY ALL
 
+(the issue's yardstick; the audit itself reads an exact input of at most
+``fairbound.engines.scores.ROWS_READ`` rows row by row instead, and runs this ``GROUP BY``,
+without score sums, on larger ones).
+
 Ratios are of numbers measured in the same run; the load average is printed with them.
 Targets (issue 26): time at most 2x the scikit-learn job, peak RSS at most 1.5x the bare
 DuckDB process.

@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from fairbound.engines import scores as scores_engine
 from fairbound.engines.scores import ScoreCounts, score_histograms
 from fairbound.errors import FairboundError
 from fairbound.stats.scores import ScoreHistogram, auc, auc_value, histograms_from_counts
@@ -117,7 +118,7 @@ def test_expressions_and_booleans():
         np.testing.assert_allclose(h.values, ref.values, atol=1e-15)
 
 
-def test_compas_auc_per_race_equals_sklearn_through_the_csv():
+def test_compas_auc_per_race_equals_sklearn_through_the_csv(monkeypatch):
     metrics = pytest.importorskip("sklearn.metrics")
     if not COMPAS.is_file():
         pytest.skip("../shared/data/compas is not present")
@@ -132,8 +133,123 @@ def test_compas_auc_per_race_equals_sklearn_through_the_csv():
         assert h.exact and h.values.tolist() == sorted(rows["decile_score"].unique())
         want = metrics.roc_auc_score(rows["two_year_recid"], rows["decile_score"])
         assert auc(h).estimate == pytest.approx(want, abs=1e-12)
-    # a few dozen rows come back, whatever the file's length
-    assert sum(len(h.values) for h in hs.values()) <= 60 and out.collected_bytes < 20_000
+    assert sum(len(h.values) for h in hs.values()) <= 60
+    # through the GROUP BY (the path of inputs above ROWS_READ rows) a few dozen rows come
+    # back, whatever the file's length; the histograms are the same
+    monkeypatch.setattr(scores_engine, "ROWS_READ", 0)
+    grouped = score_histograms(str(COMPAS), group="race", label="two_year_recid",
+                               score="decile_score")
+    assert grouped.collected_bytes < 20_000 < out.collected_bytes
+    same_counts(grouped, out)
+
+
+def same_counts(a: ScoreCounts, b: ScoreCounts) -> None:
+    """Bit for bit the same groups, exclusions and arrays (zeros' signs aside)."""
+    assert (a.groups, a.excluded, a.n_rows, a.label_values, a.pos_label) == \
+        (b.groups, b.excluded, b.n_rows, b.label_values, b.pos_label)
+    for g in a.groups:
+        assert a.cells[g].keys() == b.cells[g].keys()
+        for name, x in a.cells[g].items():
+            y = b.cells[g][name]
+            assert x.dtype == y.dtype and np.array_equal(x, y), (g, name)
+            if name not in ("values", "upper"):  # (a sum is +0.0 on both paths)
+                assert np.array_equal(np.signbit(x), np.signbit(y)), (g, name)
+
+
+def test_exact_histograms_from_rows_equal_the_group_by(monkeypatch):
+    # small exact inputs are read row by row (no hash table); the GROUP BY of larger ones
+    # gives the same counts and, bit for bit, the same sums: many ties of each class (a
+    # sum of 4+ equal scores is not 4 times the score), -0.0 and 0.0, missing values,
+    # intersections, a filter, text labels, one class against several
+    rng = np.random.default_rng(3)
+    n = 3000
+    s = np.round(rng.normal(size=n) * 2, 1)
+    s[rng.random(n) < 0.02] = -0.0
+    df = pd.DataFrame({"g": rng.choice(np.array(["a", "b", None], dtype=object), n,
+                                       p=[0.5, 0.45, 0.05]),
+                       "h": rng.choice([1, 2], n), "y": rng.choice([0.0, 1.0], n), "s": s})
+    df.loc[rng.random(n) < 0.02, "y"] = np.nan
+    df.loc[rng.random(n) < 0.02, "s"] = np.nan
+    animals = df.assign(y=df["y"].map({0.0: "cat", 1.0: "dog"}))
+    cases = [(df, {"group": "g"}), (df, {"group": ["g", "h"], "where": "h = 1 OR s > 0"}),
+             (animals, {"group": "g", "pos_label": "dog"})]
+    for data, kw in cases:
+        rows = score_histograms(data, label="y", score="s", **kw)
+        assert rows.collected_bytes > 20_000  # every row came back
+        monkeypatch.setattr(scores_engine, "ROWS_READ", 100)  # fewer than the rows
+        grouped = score_histograms(data, label="y", score="s", **kw)
+        monkeypatch.undo()
+        assert grouped.collected_bytes < rows.collected_bytes
+        same_counts(rows, grouped)
+        assert max(int(c["pos"].max()) for c in rows.cells.values()) > 3
+    # the sums are, bit for bit, SQL's sums on one thread (added one row at a time) of
+    # each (group, label, score), the two labels' added; on both paths
+    import duckdb
+
+    con = duckdb.connect(config={"threads": 1})
+    con.register("df", df)
+    sql = con.sql("SELECT g, y, s, sum(s) AS t, sum(s * s) AS tt FROM df WHERE g IS NOT NULL "
+                  "AND y IS NOT NULL AND s IS NOT NULL AND NOT isnan(s) GROUP BY ALL").df()
+    con.close()
+    for read in (None, 100):
+        if read is not None:
+            monkeypatch.setattr(scores_engine, "ROWS_READ", read)
+        got = score_histograms(df, group="g", label="y", score="s")
+        monkeypatch.undo()
+        for g in ("a", "b"):
+            cell = got.cells[g]
+            part = sql[sql["g"] == g]
+            # per label (positive, negative): SQL's sums and sums of squares per value
+            sums, squares = ([part[part["y"] == k].set_index("s")[t].reindex(
+                cell["values"], fill_value=0.0).to_numpy() for k in (1.0, 0.0)]
+                for t in ("t", "tt"))
+            assert np.array_equal(cell["pos_score_sum"], 0.0 + sums[0])
+            assert np.array_equal(cell["score_sum"], sums[0] + sums[1])
+            assert np.array_equal(cell["score_sq_sum"], squares[0] + squares[1])
+    # and the values of one group's histogram are its distinct scores, zero as +0.0
+    h = histograms_from_counts(score_histograms(df, group="g", label="y", score="s"))["a"]
+    kept = df[(df["g"] == "a") & df["y"].notna() & df["s"].notna()]
+    assert h.values.tolist() == sorted(set(kept["s"].tolist()))
+    zero = h.values[h.values == 0]
+    assert len(zero) == 1 and not np.signbit(zero[0])
+
+
+def test_text_files_above_text_bytes_go_to_the_group_by(tmp_path, monkeypatch):
+    # a CSV's rows are not counted (that would parse it twice): a small one is read row by
+    # row, one above TEXT_BYTES goes to the GROUP BY; the same histograms either way
+    path = tmp_path / "s.csv"
+    scored(3000, seed=5).to_csv(path, index=False)
+    read = []
+    rows_query = scores_engine._rows_query
+    monkeypatch.setattr(scores_engine, "_rows_query",
+                        lambda *a, **k: read.append(1) or rows_query(*a, **k))
+    rows = score_histograms(path, group="g", label="y", score="s")
+    assert read == [1]
+    monkeypatch.setattr(scores_engine, "TEXT_BYTES", path.stat().st_size - 1)
+    grouped = score_histograms(path, group="g", label="y", score="s")
+    assert read == [1]  # not read row by row
+    same_counts(rows, grouped)
+    # a glob that matches nothing is not sized as small: the engine names the problem
+    with pytest.raises(FairboundError):
+        score_histograms(tmp_path / "none*.csv", group="g", label="y", score="s")
+
+
+@pytest.mark.parametrize("terms", [0, 1, 2, 3, 4, 5, 7, 10, 37])
+def test_repeated_sum_adds_one_term_at_a_time(terms):
+    rng = np.random.default_rng(terms)
+    v = np.concatenate([rng.normal(size=200) * 10.0 ** rng.integers(-5, 5, 200),
+                        [0.1, 1 / 3, -0.0, 0.0, 1e308]])
+    m = np.full(len(v), terms)
+    m[::3] = rng.integers(0, 9, len(m[::3]))
+    want = []
+    for x, k in zip(v.tolist(), m.tolist(), strict=True):
+        total = 0.0  # as SQL's sum: from 0, one term at a time
+        for _ in range(k):
+            total += x
+        want.append(total)
+    got = scores_engine._repeated_sum(v, m)
+    assert got.tolist() == want  # == on floats: bit for bit, but for the sign of 0
+    assert np.array_equal(np.signbit(got), np.signbit(np.array(want)))
 
 
 def test_memory_is_the_bins_not_the_rows(tmp_path):

@@ -17,6 +17,22 @@ statistics (:func:`fairbound.stats.scores.histograms_from_counts` builds the his
 The result has one row per (group, label, bin): memory does not grow with the rows, only
 with the number of bins (use ``bins=k`` for continuous scores).
 
+Exact histograms (``bins=None``) of at most :data:`ROWS_READ` rows are built from the rows
+themselves instead (:func:`_rows_query`: the same roles, no ``GROUP BY``; the rows are
+counted first, up to ``ROWS_READ + 1``, where that reads no values: Parquet, databases,
+in-memory data): for continuous scores nearly every row is its own (group, label, score)
+cell, so DuckDB's hash table would hold as many entries as rows, at several times the cost
+of reading them.  Larger inputs, and every binned histogram, go through the ``GROUP BY``,
+whose memory does not grow with the rows; an exact one leaves out the two sums, which each
+row's score and count determine.  The counts and the sums are the same either way, and the
+same as SQL's ``sum`` on one thread: every score of an exact (group, label, score) cell is
+one number ``v``, and adding it ``m`` times from 0 gives the same sum in any order
+(:func:`_repeated_sum`); the per-label sums of a score are then added as before.  (DuckDB's
+own sums of 4 or more equal scores, on several threads, varied in the last bit from run to
+run; these do not.  Two exceptions, both in the last bit or the sign of a zero: a bin of
+zeros is ``+0.0`` on the row path, and with more than two label values the negative labels'
+sums of one score are one sum on the row path, per label on the ``GROUP BY`` path.)
+
 Bins (the same rule as :func:`fairbound.stats.scores.assign_bins`):
 
 * ``None``: every distinct score is a bin (exact AUC; fine for scores with few values
@@ -29,6 +45,7 @@ Bins (the same rule as :func:`fairbound.stats.scores.assign_bins`):
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -41,6 +58,13 @@ from fairbound.errors import FairboundError
 MISSING_GROUP = "missing group (not annotated)"
 MISSING_LABEL = "missing label"
 MISSING_SCORE = "missing score"
+#: Exact histograms of at most this many rows are built from the rows (one read, no hash
+#: table); larger inputs go through the ``GROUP BY``, whose memory does not grow with rows.
+#: 2,097,152 rows: at most three columns of them held at once.
+ROWS_READ = 2**21
+#: CSV and JSON inputs larger than this (bytes) go straight to the ``GROUP BY``: whether they
+#: have more than :data:`ROWS_READ` rows would be known only by parsing them.
+TEXT_BYTES = 64 * 2**20
 
 
 @dataclass(frozen=True)
@@ -130,7 +154,7 @@ def _first_line(exc: Exception) -> str:
 
 
 def histogram_query(plan, bins, relation: str = "src", *,
-                    dialect: str = "duckdb") -> tuple[str, list]:
+                    dialect: str = "duckdb", sums: bool = True) -> tuple[str, list]:
     """The one ``GROUP BY g.., y, bin [, w]`` of :func:`score_histograms`, and its parameters.
 
     Printed for ``dialect`` (``"duckdb"`` or ``"spark"``): the same query on both engines,
@@ -150,8 +174,64 @@ def histogram_query(plan, bins, relation: str = "src", *,
     bin_expr, params = _bin_sql(bins, dialect)
     inner = f"SELECT {', '.join(exprs)} FROM {relation}"
     binned = f"SELECT *, {bin_expr} AS b FROM ({inner}) t0"
-    return (f"SELECT {', '.join(keys)}, count(*) AS n, sum(c) AS s, sum(c * c) AS ss "
+    aggregates = "count(*) AS n, sum(c) AS s, sum(c * c) AS ss" if sums else "count(*) AS n"
+    return (f"SELECT {', '.join(keys)}, {aggregates} "
             f"FROM ({binned}) t1 GROUP BY {', '.join(keys)}"), params
+
+
+def _rows_query(plan, limit: int, relation: str = "src") -> str:
+    """The roles of :func:`histogram_query`, one row per input row, at most ``limit`` rows.
+
+    Columns ``g0..``, ``y``, ``b`` (the score; NULL when missing or NaN) and ``w`` (the
+    filter, when there is one): what the exact ``GROUP BY`` groups, before grouping.
+    """
+    from fairbound.engines.sql import cost_sql, where_sql
+
+    exprs = [f"{t.sql('duckdb')} AS g{i}" for i, t in enumerate(plan.group)]
+    exprs += [f"{plan.label.sql('duckdb')} AS y", f"{cost_sql(plan, 'duckdb')} AS b"]
+    if plan.where is not None:
+        exprs.append(f"{where_sql(plan, 'duckdb')} AS w")
+    return f"SELECT {', '.join(exprs)} FROM {relation} LIMIT {int(limit)}"
+
+
+def _text_bytes(data) -> float | None:
+    """The size of the CSV or JSON files ``data`` names (``inf`` if unknown), else ``None``."""
+    import glob
+
+    from fairbound.engines.duckdb_engine import _file_kind
+
+    paths = list(data) if isinstance(data, list | tuple) else [data]
+    if not paths or not all(isinstance(p, str | os.PathLike) for p in paths):
+        return None  # in-memory data
+    try:
+        if _file_kind(os.fspath(paths[0]).split("::")[0]) not in ("csv", "json"):
+            return None
+    except FairboundError:
+        return math.inf
+    total = 0
+    for path in paths:
+        found = glob.glob(os.fspath(path))
+        if not found:
+            return math.inf
+        total += sum(os.path.getsize(f) for f in found)
+    return total
+
+
+def _few_rows(con, data) -> bool:
+    """Whether the source ``src`` has at most :data:`ROWS_READ` rows, as far as it is cheap to tell.
+
+    Counted without reading any value (Parquet's row counts, an in-memory table's length),
+    stopping after ``ROWS_READ + 1`` rows.  CSV and JSON files are not counted (that would
+    parse them twice): up to :data:`TEXT_BYTES` their rows are read, at most
+    ``ROWS_READ + 1`` of them; larger ones go straight to the ``GROUP BY``.
+    """
+    if ROWS_READ <= 0:
+        return False
+    size = _text_bytes(data)
+    if size is not None:
+        return size <= TEXT_BYTES
+    count = con.sql(f"SELECT count(*) FROM (SELECT 1 FROM src LIMIT {ROWS_READ + 1}) t")
+    return int(count.fetchall()[0][0]) <= ROWS_READ
 
 
 def _duckdb_table(data, spec: AggregateSpec, bins):
@@ -168,9 +248,18 @@ def _duckdb_table(data, spec: AggregateSpec, bins):
                 check_types(con, plan, source.columns, source.description)
             except FairboundError as exc:
                 raise _rename(exc, "cost", "score") from None
-        query, params = histogram_query(plan, bins)
+        # exact: no sums, which follow from each row's score and count (_repeated_sum)
+        query, params = histogram_query(plan, bins, sums=bins is not None)
         with scan_errors(source.description):
-            table = con.sql(query, params=params or None).to_arrow_table()
+            table = None
+            if bins is None and _few_rows(con, data):
+                # the rows themselves when there are few enough (no n, s, ss columns)
+                table = con.sql(_rows_query(plan, ROWS_READ + 1)).to_arrow_table()
+                if table.num_rows > ROWS_READ:  # too many: freed before the GROUP BY
+                    table = None
+                    _release_arrow_memory()
+            if table is None:
+                table = con.sql(query, params=params or None).to_arrow_table()
     finally:
         con.close()
     return table, plan, source.engine, source.description, int(table.nbytes)
@@ -267,9 +356,13 @@ def score_histograms(data, *, group, label: str, score: str, bins=None, pos_labe
         table, plan, engine, description, nbytes = _duckdb_table(data, spec, bins)
     n_group = len(plan.group)
     gk = [f"g{i}" for i in range(n_group)]
-    cols = {name: table.column(name).to_numpy(zero_copy_only=False)
-            for name in ("n", "s", "ss")}
-    n = cols["n"].astype(np.int64)
+    # the rows themselves (an exact histogram of a small input, :data:`ROWS_READ`): each
+    # counts once and its sums are its score; else the GROUP BY's counts (and its sums,
+    # when binned: an exact row's follow from its score and count)
+    per_row = "n" not in table.column_names
+    cols = None if per_row else {name: table.column(name).to_numpy(zero_copy_only=False)
+                                 for name in ("n", "s", "ss") if name in table.column_names}
+    n = np.ones(table.num_rows, dtype=np.int64) if per_row else cols["n"].astype(np.int64)
     n_rows = int(n.sum())
     excluded = Excluded()
 
@@ -312,7 +405,7 @@ def score_histograms(data, *, group, label: str, score: str, bins=None, pos_labe
         unbinned = no_score & ~table.column("s").is_null().to_numpy(zero_copy_only=False)
     unbinned &= keep
     if unbinned.any():
-        total = cols["s"][unbinned].astype(float)
+        total = (b_val if per_row or "s" not in cols else cols["s"])[unbinned].astype(float)
         if not np.all(np.isfinite(total)):
             raise FairboundError(f"score: {score!r} has infinite values; scores must be finite",
                                  param="score")
@@ -331,9 +424,20 @@ def score_histograms(data, *, group, label: str, score: str, bins=None, pos_labe
 
     is_pos = np.array([u and _same(py(v), positive) for v, u in zip(distinct, used, strict=True)],
                       dtype=bool)[yid]
-    s, ss = (cols[k].astype(float, copy=False) for k in ("s", "ss"))
-    # a missing score's sums are NULL (NaN here): 0, in a copy (Arrow's arrays are read-only)
-    s, ss = (np.nan_to_num(x) if np.isnan(x).any() else x for x in (s, ss))
+    if per_row:  # (the sums follow from the scores, per bin: _cell_of_rows)
+        s = ss = None
+    elif "s" not in cols:
+        # an exact GROUP BY row's sums: its score added n times, as SQL's sum adds them on
+        # one thread (a missing score's row: 0, its filled bin)
+        with np.errstate(over="ignore"):
+            square = b_val * b_val
+        s, ss = _repeated_sum(b_val, n), _repeated_sum(square, n)
+        del square
+    else:
+        s, ss = (cols[k].astype(float, copy=False) for k in ("s", "ss"))
+        # a missing score's sums are NULL (NaN here): 0, in a copy (Arrow's arrays are
+        # read-only)
+        s, ss = (np.nan_to_num(x) if np.isnan(x).any() else x for x in (s, ss))
     present = np.flatnonzero(np.bincount(gid if all_kept else gid[keep],
                                          minlength=len(keys)))
     if check_groups is not None:
@@ -363,7 +467,11 @@ def score_histograms(data, *, group, label: str, score: str, bins=None, pos_labe
         bins_j = b_val[rows]
         order = np.argsort(bins_j)
         rows = rows[order]
-        cells[keys[j]] = _cell(bins_j[order], n[rows], is_pos[rows], s[rows], ss[rows], bins)
+        if per_row:
+            cells[keys[j]] = _cell_of_rows(bins_j[order], is_pos[rows])
+        else:
+            cells[keys[j]] = _cell(bins_j[order], n[rows], is_pos[rows], s[rows], ss[rows],
+                                   bins)
     return ScoreCounts(groups=ordered, cells=cells, exact=bins is None, binning=describe_bins(bins),
                        pos_label=positive, label_values=label_values, n_rows=n_rows,
                        excluded=dict(excluded), engine=engine, source=description,
@@ -421,6 +529,57 @@ def _codes(table, names: list[str]) -> tuple[np.ndarray, list[tuple]]:
     _, first, inv = np.unique(stack, axis=0, return_index=True, return_inverse=True)
     combos = [tuple(table.column(name)[int(i)].as_py() for name in names) for i in first]
     return inv.reshape(-1), combos
+
+
+def _repeated_sum(v: np.ndarray, m: np.ndarray) -> np.ndarray:
+    """Per bin, ``0.0 + v + v + ...`` (``m`` terms, added one at a time, as SQL's ``sum``).
+
+    Up to three terms this is ``m * v + 0.0`` exactly (``v + v`` is exact, so the third
+    addition rounds ``3 v`` once, as the product does; ``+ 0.0`` makes a sum of ``-0.0``
+    ``+0.0``, as a sum that starts at 0 does).  The few bins with more terms are summed
+    term by term (``np.bincount`` adds its weights one at a time, in order).
+    """
+    with np.errstate(over="ignore"):  # (an overflowing sum is inf, as SQL's)
+        out = m * v + 0.0
+    big = np.flatnonzero(m > 3)
+    if len(big):
+        terms = m[big]
+        out[big] = np.bincount(np.repeat(np.arange(len(big)), terms),
+                               weights=np.repeat(v[big], terms), minlength=len(big))
+    return out
+
+
+def _cell_of_rows(b: np.ndarray, is_pos: np.ndarray) -> dict:
+    """One group's exact arrays from its input rows, given by ascending score.
+
+    The same arrays as :func:`_cell` of the ``GROUP BY``'s (label, score) rows: counts per
+    distinct score, and sums taken per class and then added, as the ``GROUP BY`` adds its
+    per-label sums (all the scores of a bin are one value, so each class's sum is ``v``
+    added ``m`` times, in any order: :func:`_repeated_sum`).  The one difference: a bin of
+    zeros is ``+0.0`` here, where the ``GROUP BY`` keeps the sign of a zero it met first.
+    """
+    n_rows = len(b)
+    if n_rows:
+        first = np.empty(n_rows, dtype=bool)
+        first[0] = True
+        np.not_equal(b[1:], b[:-1], out=first[1:])
+    else:
+        first = np.zeros(0, dtype=bool)
+    starts = np.flatnonzero(first)
+    values = b[starts] + 0.0  # (a bin of zeros is +0.0, whichever signs its rows have)
+    counts = np.diff(np.append(starts, n_rows))
+    taken = np.cumsum(is_pos, dtype=np.int64)
+    pos = taken[np.append(starts[1:], n_rows) - 1] - np.where(starts > 0, taken[starts - 1], 0) \
+        if n_rows else np.zeros(0, dtype=np.int64)
+    neg = counts - pos
+    with np.errstate(over="ignore"):  # (as SQL's c * c)
+        squares = values * values
+    pos_sum = _repeated_sum(values, pos)
+    return {"values": values, "upper": values, "pos": pos.astype(np.int64),
+            "neg": neg.astype(np.int64),
+            "score_sum": pos_sum + _repeated_sum(values, neg),
+            "pos_score_sum": pos_sum,
+            "score_sq_sum": _repeated_sum(squares, pos) + _repeated_sum(squares, neg)}
 
 
 def _cell(b, n, is_pos, s, ss, bins) -> dict:
