@@ -7,6 +7,11 @@ error of looking after every pair.  Same seed, same page.
     python benchmarks/methods_table.py            # the published page
     python benchmarks/methods_table.py --quick    # a small grid for a smoke run
 
+It writes the page and its source: ``benchmarks/results/methods_table.txt`` (the command,
+the machine and the page as generated), and the page with a ``<!-- fairbound:cites results
+benchmarks/results/methods_table.txt -->`` marker on every paragraph and table that holds a
+number, so that ``python docs/regenerate.py --census`` finds each number in its source.
+
 Resampling methods on fractional (Beta) costs are run at the smallest size only: their
 bootstrap over distinct cost values takes seconds per interval at n = 10,000.
 """
@@ -14,6 +19,9 @@ bootstrap over distinct cost values takes seconds per interval at n = 10,000.
 from __future__ import annotations
 
 import argparse
+import os
+import platform
+import re
 import sys
 import time
 from pathlib import Path
@@ -30,6 +38,43 @@ from fairbound.stats import INTERVAL_METHODS
 ROOT = Path(__file__).resolve().parents[1]
 BINARY = ("binary", "rare", "null-binary", "null-rare")
 BETA = ("beta", "null-beta")
+RESULTS = "benchmarks/results/methods_table.txt"
+CITE = f"<!-- fairbound:cites results {RESULTS} -->"
+
+
+def cite_numbers(page: str, marker: str = CITE) -> str:
+    """``page`` with ``marker`` above every paragraph or table (outside code) with a digit.
+
+    A paragraph is a run of non-blank lines; headings, code fences and paragraphs that
+    already open with a marker are left as they are.
+
+    Examples
+    --------
+    >>> print(cite_numbers("# Title 1\\n\\nSome 0.95 text.\\n\\nNo numbers.\\n", "<!-- m -->"))
+    # Title 1
+    <BLANKLINE>
+    <!-- m -->
+    Some 0.95 text.
+    <BLANKLINE>
+    No numbers.
+    <BLANKLINE>
+    """
+    out, fence = [], False
+    for block in re.split(r"(\n\s*\n)", page):
+        first = block.lstrip("\n").split("\n", 1)[0].strip()
+        opens = fence
+        fence ^= block.count("```") % 2 == 1
+        if (block.strip() and not opens and not first.startswith(("#", "<!--", "```"))
+                and re.search(r"\d", block)):
+            block = marker + "\n" + block
+        out.append(block)
+    return "".join(out)
+
+
+def machine() -> str:
+    """One line naming the machine and its load, for the results file."""
+    load = " ".join(f"{x:.2f}" for x in os.getloadavg()) if hasattr(os, "getloadavg") else "?"
+    return f"{platform.machine()}, {os.cpu_count()} cores, load {load}"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -41,6 +86,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--streams", type=int, default=200, help="streams for the peeking table")
     p.add_argument("--quick", action="store_true", help="tiny grid (smoke run)")
     p.add_argument("--output", type=Path, default=ROOT / "docs" / "methods.md")
+    p.add_argument("--results", type=Path, default=ROOT / RESULTS,
+                   help="where the page's source (command, machine, page) is written")
     a = p.parse_args(argv)
     if a.quick:
         a.reps, a.n, a.power_sims, a.streams = 30, "100,1000", 50, 10
@@ -72,7 +119,10 @@ def main(argv: list[str] | None = None) -> int:
                  "takes seconds per interval at n = 10,000); their Beta-cost power was not "
                  "planned.\n")
     a.output.parent.mkdir(parents=True, exist_ok=True)
-    a.output.write_text(page)
+    a.results.parent.mkdir(parents=True, exist_ok=True)
+    a.results.write_text(f"# Command: {cmd} (seed {a.seed})\n# machine: {machine()}; seeded, "
+                         f"so the numbers do not depend on the machine\n\n{page}")
+    a.output.write_text(cite_numbers(page))
     print(f"wrote {a.output} (coverage {t1 - t0:.0f} s, power {t2 - t1:.0f} s, "
           f"peeking {t3 - t2:.0f} s)")
     return 0
