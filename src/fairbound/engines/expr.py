@@ -137,6 +137,9 @@ def parse_expression(text: str, columns, *, param: str = "where") -> Expression:
     shown = " ".join(text.split())
     if ast.get("error"):
         msg = " ".join(str(ast.get("error_message", "syntax error")).split())
+        if "Only SELECT statements" in msg:   # DuckDB's words for "; DROP ..." and the like
+            raise FairboundError(f"{param}: {shown!r} must be one expression, not several "
+                                 "statements", param=param)
         raise FairboundError(f"{param}: cannot parse {shown!r} as a SQL expression: {msg}",
                              param=param)
     statements = ast.get("statements", [])
