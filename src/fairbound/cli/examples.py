@@ -16,8 +16,9 @@ import typer
 def adult_command(
     out: Annotated[Path, typer.Option(help="Folder for predictions, JSON and report.")] =
     Path("fairbound-adult"),
-    method: Annotated[str, typer.Option(help="Interval method (auto: exact for 0/1 costs).")
-                      ] = "auto",
+    method: Annotated[str, typer.Option(
+        help="Interval method (auto: exact for 0/1 costs, exact-union when one group is "
+             "3,000+ times the other).")] = "auto",
     confidence: Annotated[float, typer.Option(help="Confidence level.")] = 0.95,
     seed: Annotated[int, typer.Option(help="Seed.")] = 0,
 ) -> None:
