@@ -373,13 +373,21 @@ def _count(run, plan, *, features, label, prediction, pos_label, depth, min_supp
                      for d in range(1, depth + 1)
                      for combo in itertools.combinations(range(len(fcols)), d)]
     grouping = [f"GROUPING({c}) AS r{i}" for i, c in enumerate(fcols)]
-    cells = ["count(*) AS n", "count(y) AS nv", "sum(y) AS sy", "sum(p) AS sp",
-             "sum(y * p) AS s11"]
+    # Two stages: the finest cells first (one GROUP BY of every feature), then the grouping
+    # sets over those cells.  Counts and sums of 0/1 values add up exactly, so every number
+    # is the one a GROUPING SETS scan of the rows gives; the sets then aggregate cells, not
+    # rows (10M rows, 6 features of 10 levels, depth 3 in DuckDB: 13.7 s -> 4.0 s, against
+    # 3.3 s for the bare GROUP BY CUBE; benchmarks/discover_scale.py).
+    finest = (f"SELECT {', '.join(fcols)}, count(*) AS n, count(y) AS nv, sum(y) AS sy, "
+              f"sum(p) AS sp, sum(y * p) AS s11 "
+              f"FROM (SELECT {', '.join(inner)} FROM {src}) t GROUP BY {', '.join(fcols)}")
+    cells = ["CAST(sum(n) AS BIGINT) AS n", "CAST(sum(nv) AS BIGINT) AS nv", "sum(sy) AS sy",
+             "sum(sp) AS sp", "sum(s11) AS s11"]
     all_rolled = " AND ".join(f"GROUPING({c}) = 1" for c in fcols)
     query = (f"SELECT {', '.join(fcols + grouping + cells)} "
-             f"FROM (SELECT {', '.join(inner)} FROM {src}) t "
+             f"FROM ({finest}) c "
              f"GROUP BY GROUPING SETS ({', '.join(sets)}) "
-             f"HAVING count(*) >= {floor} OR ({all_rolled})")
+             f"HAVING sum(n) >= {floor} OR ({all_rolled})")
     table = run.table(query)
     excluded = {}
     if spec.label is not None and int(prof["my"]):
