@@ -228,3 +228,25 @@ def test_default_audit_null_large_groups_use_the_batched_tail_bound(cell):
     assert E._bound_only(E._Table(int(n_a * rate), n_a, int(n_b * rate), n_b, 0.001))
     reps = 100
     _assert_rate_ok(_false_claims_cost(cell, reps, "binary"), reps, 2)
+
+
+# auto runs exact-union when one group is at least UNION_RATIO times the other (a small
+# group against a large rest): its guarantee, through the default audit, per cell (about
+# 7 s a cell, so under -m slow, which CI runs for this file). The rest stays below the
+# engine's sample size, where a 0/1 cost column is recognised as 0/1 (see the note of
+# issue 26: above it the audit runs betting).
+UNION_CELLS = [(10, 30_000, 0.3), (20, 60_000, 0.1), (3, 12_000, 0.5)]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("cell", UNION_CELLS)
+def test_default_audit_null_very_unequal_groups_run_exact_union(cell):
+    from fairbound.stats.auto import UNION_RATIO
+
+    n_a, n_b, rate = cell
+    assert n_b >= UNION_RATIO * n_a
+    df = _two_group_costs(np.random.default_rng(0), n_a, n_b, rate, "binary")
+    res = fairbound.audit(df, group="g", cost="c", metrics="cost")
+    assert {c.method for c in res.comparisons} == {"exact-union"}
+    reps = 100
+    _assert_rate_ok(_false_claims_cost(cell, reps, "binary"), reps, len(UNION_CELLS))
