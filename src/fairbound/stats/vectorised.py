@@ -144,11 +144,7 @@ def intervals_many(method: str, a: StatsArrays, b: StatsArrays,
     """
     m = _method(method)
     rho = check_confidence_level(confidence_level)
-    if a.n.shape != b.n.shape:
-        raise FairboundError(f"a and b must have the same length; got {a.n.size} and "
-                             f"{b.n.size}", param="b")
-    if m.binary_only and not (a.binary and b.binary):
-        raise FairboundError(f"method {m.name!r} needs 0/1 costs", param="method")
+    _check_pairs(m, a, b)
     with np.errstate(divide="ignore", invalid="ignore"):
         lo, hi = m.vectorised(a, b, rho)
     bad = (a.n <= 0) | (b.n <= 0)
@@ -171,10 +167,7 @@ def required_n_many(method: str, a: StatsArrays, b: StatsArrays,
     rho = check_confidence_level(confidence_level)
     own = getattr(m.vectorised, "required_n_many", None)  # a method's own array planner
     if own is not None:
-        intervals_many(m.name, _take(a, slice(0, 0)), _take(b, slice(0, 0)), rho)  # checks
-        if a.n.shape != b.n.shape:
-            raise FairboundError(f"a and b must have the same length; got {a.n.size} and "
-                                 f"{b.n.size}", param="b")
+        _check_pairs(m, a, b)
         return own(a, b, rho)
     d = a.mean - b.mean
     size = a.n + b.n
@@ -209,6 +202,15 @@ def required_n_many(method: str, a: StatsArrays, b: StatsArrays,
     done = np.isnan(out[todo])
     out[todo[done]] = np.ceil(hi_s[done] * size[todo[done]])
     return out
+
+
+def _check_pairs(m, a: StatsArrays, b: StatsArrays) -> None:
+    """One-line errors for sides of different lengths or costs the method cannot take."""
+    if a.n.shape != b.n.shape:
+        raise FairboundError(f"a and b must have the same length; got {a.n.size} and "
+                             f"{b.n.size}", param="b")
+    if m.binary_only and not (a.binary and b.binary):
+        raise FairboundError(f"method {m.name!r} needs 0/1 costs", param="method")
 
 
 def _take(s: StatsArrays, rows) -> StatsArrays:
