@@ -7,11 +7,17 @@ Subcommands, each printing what the module's comments quote:
   95% level and at 1 - 0.05/15; prints the largest difference and how many differ.
 * ``sup``: the tail-bound supremum over the nuisance rate on the default grid (9 points and
   3 local rounds) vs a 4,001-point grid, on nulls 2.5 to 4.5 standard errors from random
-  tables of 12,000 to 2,000,000 examples; prints the largest relative shortfall.
+  tables of 12,000 to 2,000,000 examples per group, and from a group of 1 to 12,000
+  examples against one of 12,000 to 20,000,000; prints the largest shortfalls.
 * ``newton``: the Chernoff bound after 0, 1, 2, 3 and 5 Newton steps vs 8, on 2,000 random
   settings; prints the largest relative excess.
 * ``batch``: 30 tail-bound tables (100,000 to 400,000 examples per group) searched together
   (``_exact_batch``) vs one at a time; prints both times and the largest difference.
+* ``onesided``: the batched tail-bound search (``_bound_search``) vs the general one-table
+  search (``_search``) on random tables it takes: two groups of 12,000 to 2,000,000, and a
+  group of 2 to 12,000 against one of 12,000 to 20,000,000 (``--tables`` each), at 90%,
+  95%, ``1 - 0.05/30`` and ``1 - 0.05/1000``; prints how far its ends fall inside or
+  outside the general search's, and both times.
 
 Usage::
 
@@ -19,6 +25,7 @@ Usage::
     python benchmarks/exact_checks.py sup
     python benchmarks/exact_checks.py newton
     python benchmarks/exact_checks.py batch
+    python benchmarks/exact_checks.py onesided --tables 600
 """
 
 from __future__ import annotations
@@ -60,29 +67,41 @@ def scan(tables: int, seed: int) -> None:
 
 def sup(seed: int) -> None:
     rng = np.random.default_rng(seed)
-    rows = []
-    for _ in range(300):
-        na, nb = rng.integers(12_000, 2_000_000, 2)
-        pa, pb = rng.uniform(0.02, 0.98, 2)
-        tab = E._Table(int(na * pa), int(na), int(nb * pb), int(nb), 0.05 / 30 / 50)
-        if not E._bound_only(tab):
-            continue
-        se = np.sqrt(pa * (1 - pa) / na + pb * (1 - pb) / nb)
-        for sign in (-1, 1):
-            d = tab.d_hat + sign * se * rng.uniform(2.5, 4.5)
-            lo = max(0, -d, tab.cp_b[0], tab.cp_a[0] - d)
-            hi = min(1, 1 - d, tab.cp_b[1], tab.cp_a[1] - d)
-            if lo <= hi:
-                rows.append((na, nb, d, abs(tab.d_hat - d), lo, hi))
-    na, nb, d, s, lo, hi = np.array(rows, float).T
-    u = np.linspace(0, 1, 4001)
-    nu = lo[:, None] + (hi - lo)[:, None] * u
-    fine = E.bound_tail(na[:, None], nb[:, None], nu + d[:, None], nu, d[:, None],
-                        s[:, None]).max(axis=1)
-    top = np.maximum(fine, E._bound_sup_rows(na, nb, d, s, lo, hi, grid=801, rounds=5))
-    got = E._bound_sup_rows(na, nb, d, s, lo, hi)
-    print(f"{len(rows)} nulls; largest relative shortfall of the default grid "
-          f"{np.max((top - got) / top):.2g}")
+    regimes = {
+        "both groups of 12,000 to 2,000,000": lambda: (
+            rng.integers(12_000, 2_000_000, 2), rng.uniform(0.02, 0.98, 2)),
+        # the one-sided case (a group against a large rest): the bound tests every null
+        # because of the large side alone, whatever the small side's size and rate
+        "1 to 12,000 against 12,000 to 20,000,000": lambda: (
+            np.array([int(np.exp(rng.uniform(0, np.log(12_000)))),
+                      int(np.exp(rng.uniform(np.log(12_000), np.log(2e7))))]),
+            np.array([rng.uniform(0, 1), rng.uniform(0.02, 0.98)])),
+    }
+    for name, draw in regimes.items():
+        rows = []
+        for _ in range(300):
+            (na, nb), (pa, pb) = draw()
+            tab = E._Table(int(na * pa), int(na), int(nb * pb), int(nb), 0.05 / 30 / 50)
+            if not E._bound_only(tab):
+                continue
+            pa, pb = tab.ka / na, tab.kb / nb
+            se = np.sqrt(max(pa * (1 - pa), 0.25 / na) / na + pb * (1 - pb) / nb)
+            for sign in (-1, 1):
+                d = tab.d_hat + sign * se * rng.uniform(2.5, 4.5)
+                lo = max(0, -d, tab.cp_b[0], tab.cp_a[0] - d)
+                hi = min(1, 1 - d, tab.cp_b[1], tab.cp_a[1] - d)
+                if lo <= hi:
+                    rows.append((na, nb, d, abs(tab.d_hat - d), lo, hi))
+        na, nb, d, s, lo, hi = np.array(rows, float).T
+        u = np.linspace(0, 1, 4001)
+        nu = lo[:, None] + (hi - lo)[:, None] * u
+        fine = E.bound_tail(na[:, None], nb[:, None], nu + d[:, None], nu, d[:, None],
+                            s[:, None]).max(axis=1)
+        top = np.maximum(fine, E._bound_sup_rows(na, nb, d, s, lo, hi, grid=801, rounds=5))
+        got = E._bound_sup_rows(na, nb, d, s, lo, hi)
+        short = np.where(top > 0, (top - got) / np.where(top > 0, top, 1.0), 0.0)
+        print(f"{name}: {len(rows)} nulls; largest relative shortfall of the default grid "
+              f"{np.max(short):.2g}, largest absolute {np.max(top - got):.2g}")
 
 
 def newton(seed: int) -> None:
@@ -139,14 +158,51 @@ def batch(seed: int) -> None:
           f"largest difference {diff:.3g}")
 
 
+def onesided(tables: int, seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    draws = {
+        "two groups of 12,000 to 2,000,000": lambda: (
+            rng.integers(12_000, 2_000_000, 2), rng.uniform(0.02, 0.98, 2)),
+        "2 to 12,000 against 12,000 to 20,000,000": lambda: (
+            np.array([int(np.exp(rng.uniform(np.log(2), np.log(12_000)))),
+                      int(np.exp(rng.uniform(np.log(12_000), np.log(2e7))))]),
+            np.array([rng.uniform(0, 1), rng.uniform(0.02, 0.98)])),
+    }
+    for name, draw in draws.items():
+        tabs, alphas, tried = [], [], 0
+        while len(tabs) < tables:
+            (na, nb), (pa, pb) = draw()
+            alpha = float(rng.choice([0.1, 0.05, 0.05 / 30, 0.05 / 1000]))
+            tab = E._Table(int(na * pa), int(na), int(nb * pb), int(nb), alpha / 50)
+            tried += 1
+            if E._bound_only(tab):
+                tabs.append(tab)
+                alphas.append(alpha)
+        t = time.process_time()
+        alone = np.array([E._search(x, a) for x, a in zip(tabs, alphas, strict=True)])
+        t_alone = time.process_time() - t
+        fresh = [E._Table(x.ka, x.na, x.kb, x.nb, x.gamma) for x in tabs]
+        t = time.process_time()
+        batch = np.array(E._bound_search(fresh, np.array(alphas), np.full(len(tabs), 1e-3)))
+        t_batch = time.process_time() - t
+        inside = np.maximum(batch[:, 0] - alone[:, 0], alone[:, 1] - batch[:, 1])
+        outside = np.maximum(alone[:, 0] - batch[:, 0], batch[:, 1] - alone[:, 1])
+        print(f"{name}: {len(tabs)} tables batched (of {tried} drawn); ends at most "
+              f"{inside.max():.2g} inside the one-table search's, at most "
+              f"{outside.max():.2g} outside ({(outside > 1e-5).sum()} more than 1e-5); "
+              f"CPU {t_batch:.2f} s together, {t_alone:.2f} s one at a time")
+
+
 def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("check", choices=["scan", "sup", "newton", "batch"])
+    ap.add_argument("check", choices=["scan", "sup", "newton", "batch", "onesided"])
     ap.add_argument("--tables", type=int, default=300)
     ap.add_argument("--seed", type=int, default=11)
     args = ap.parse_args(argv)
     if args.check == "scan":
         scan(args.tables, args.seed)
+    elif args.check == "onesided":
+        onesided(args.tables, args.seed)
     else:
         {"sup": sup, "newton": newton, "batch": batch}[args.check](args.seed)
 

@@ -389,6 +389,51 @@ def test_bound_regime_search_agrees_with_the_general_search():
         assert abs(blo - lo) < 0.01 * se and abs(bhi - hi) < 0.01 * se
 
 
+def test_a_group_against_a_large_rest_is_searched_in_the_batch():
+    # the large rest alone puts every null in the tail-bound regime; the table joins the
+    # batched search when both groups' counts vary (n q (1 - q) > 100), and its ends agree
+    # with the general search's to the search's tolerance (1e-5); a small group, whose
+    # bound p can rise again towards the nuisance edge, stays with the general search
+    assert not E._bound_only(E._Table(1, 6, 5_063_414, 6_511_957, 0.05 / 30 / 50))
+    assert not E._bound_only(E._Table(0, 9965, 5_000_002, 9_990_035, 0.001))
+    for (ka, na, kb, nb), alpha in [((5000, 10_000, 4_995_000, 9_990_000), 0.05),
+                                    ((618, 3012, 6_728_309, 8_500_329), 0.05 / 30),
+                                    ((150, 700, 2_000_000, 7_000_000), 0.05),
+                                    ((9000, 12_000, 40_000, 80_000), 0.01)]:
+        tab = E._Table(ka, na, kb, nb, alpha / 50)
+        a_large = tab.tau_a < tab.cp_a[0] and tab.cp_a[1] < 1 - tab.tau_a
+        b_large = tab.tau_b < tab.cp_b[0] and tab.cp_b[1] < 1 - tab.tau_b
+        assert E._bound_only(tab) and a_large != b_large       # one large group only
+        lo, hi = E._search(tab, alpha)
+        (blo, bhi), = E._bound_search([tab], np.array([alpha]), np.array([1e-3]))
+        assert abs(blo - lo) < 1e-5 and abs(bhi - hi) < 1e-5
+
+
+def test_tail_bound_rows_on_threads_give_the_same_bits(monkeypatch):
+    # rows are split over threads only for speed: every row's supremum is the same bits
+    rng = np.random.default_rng(4)
+    m = 300
+    na, nb = rng.integers(50, 20_000, m).astype(float), np.full(m, 5e6)
+    a = rng.uniform(0.3, 0.6, m)
+    b = a + rng.uniform(0.0, 2e-3, m)
+    d, s = rng.uniform(-0.05, 0.05, m), rng.uniform(0.0, 0.05, m)
+    monkeypatch.setattr(inversion, "_CHUNK_ROWS", 10**9)
+    one = inversion._bound_sup_rows(na, nb, d, s, a, b)
+    monkeypatch.setattr(inversion, "_CHUNK_ROWS", 16)
+    monkeypatch.setattr(inversion, "_threads", lambda: 3)
+    assert len(inversion._row_chunks(m)) == 3
+    assert inversion._bound_sup_rows(na, nb, d, s, a, b).tobytes() == one.tobytes()
+    # and evaluating each row's distinct candidates only changes no bit either
+    from fairbound.stats.exact.bound import _grid_sup, bound_tail
+
+    u = np.linspace(0.0, 1.0, 9)
+    nu = a[:, None] + (b - a)[:, None] * u
+    col = (na[:, None], nb[:, None], d[:, None], s[:, None])
+    full = _grid_sup(lambda v: bound_tail(col[0], col[1], v + col[2], v, col[2], col[3]),
+                     nu, a, b, 9, 3)
+    assert full.tobytes() == one.tobytes()
+
+
 def test_bound_regime_coverage_by_enumeration(monkeypatch):
     # a tiny variance limit puts the central tables of 30 and 36 examples in the tail-bound
     # regime, so the batched search's coverage can be computed exactly

@@ -88,7 +88,11 @@ the counts).  The hull is only as complete as the scan for islands described abo
 Only 0/1 costs: fractional costs need ``betting``.  Speed: about 10-30 ms per interval up
 to a few thousand examples per group (pure numpy; most of it is per-call overhead), up to
 about 50 ms near the switch, and 10-25 ms at any size above it
-(``benchmarks/exact_power.py``).
+(``benchmarks/exact_power.py``).  An audit's tables in the tail-bound regime whose counts
+all vary (a group of any size against a large rest included, see
+:func:`~fairbound.stats.exact.inversion._bound_only`) are searched together, on arrays and
+on every core: 0.5 s of CPU for 600 such tables against 9 s one at a time
+(``python benchmarks/exact_checks.py onesided --tables 600``).
 
 References
 ----------

@@ -27,13 +27,16 @@ def _chernoff_log(na, nb, pa, pb, c):
     var = pa * (1.0 - pa) / na + pb * (1.0 - pb) / nb
     lam = np.maximum(c - (pa - pb), 0.0) / np.maximum(var, 1e-300)
 
-    def k(lam):
-        ua = np.logaddexp(qa, la + lam / na)
-        ub = np.logaddexp(qb, lb - lam / nb)
-        pia = np.exp(la + lam / na - ua)
-        pib = np.exp(lb - lam / nb - ub)
-        return (na * ua + nb * ub - lam * c, pia - pib - c,
-                pia * (1.0 - pia) / na + pib * (1.0 - pib) / nb)
+    def k(lam, steps=True):
+        # the value, and for a Newton step its first two derivatives (each shifted log
+        # rate computed once: the same bits as writing it twice)
+        sa, sb = la + lam / na, lb - lam / nb
+        ua, ub = np.logaddexp(qa, sa), np.logaddexp(qb, sb)
+        val = na * ua + nb * ub - lam * c
+        if not steps:
+            return val
+        pia, pib = np.exp(sa - ua), np.exp(sb - ub)
+        return (val, pia - pib - c, pia * (1.0 - pia) / na + pib * (1.0 - pib) / nb)
 
     best = np.zeros(np.broadcast(lam, c).shape)     # lambda = 0: the trivial bound 1
     # any lambda >= 0 gives a valid bound; from the normal optimum two Newton steps reach
@@ -42,7 +45,7 @@ def _chernoff_log(na, nb, pa, pb, c):
         val, grad, hess = k(lam)
         best = np.minimum(best, val)
         lam = np.maximum(lam - grad / np.maximum(hess, 1e-300), 0.0)
-    return np.minimum(best, k(lam)[0])
+    return np.minimum(best, k(lam, steps=False))
 
 
 def bound_tail(n_a, n_b, p_a, p_b, delta, s):
@@ -140,3 +143,40 @@ def _grid_sup(f, nu, a, b, grid: int, rounds: int):
         best = np.maximum(best, v[rows, k])
         h = h / 3.0
     return best
+
+
+def _grid_sup_distinct(f, nu, a, b, grid: int, rounds: int):
+    """:func:`_grid_sup` evaluating each row's distinct candidates only.
+
+    ``f(v, r)`` takes flat candidates ``v`` and their row numbers ``r``.  A local grid
+    clipped at an end of ``[a, b]`` repeats that end (3 of its 7 points when the best point
+    is an end, the usual case for the tail bound); each value is computed once and copied
+    to its repeats, so every row's numbers, its arg max and the result are those of
+    :func:`_grid_sup` bit for bit (the arithmetic is element-wise).
+    """
+    rows = np.arange(nu.shape[0])
+
+    def values(v):
+        fresh = np.ones(v.shape, bool)
+        fresh[:, 1:] = v[:, 1:] != v[:, :-1]        # candidates ascend along each row
+        r, j = np.nonzero(fresh)
+        out = np.empty(v.shape)
+        out[r, j] = f(v[r, j], r)
+        first = np.maximum.accumulate(np.where(fresh, np.arange(v.shape[1]), 0), axis=1)
+        return np.take_along_axis(out, first, axis=1)
+
+    val = values(nu)
+    j = val.argmax(axis=1)
+    best, c = val[rows, j], nu[rows, j]
+    h = (b - a) / (grid - 1)
+    off = np.linspace(-1.0, 1.0, 7)
+    for _ in range(rounds):
+        cand = np.clip(c[:, None] + h[:, None] * off, a[:, None], b[:, None])
+        v = values(cand)
+        k = v.argmax(axis=1)
+        better = v[rows, k] > best
+        c = np.where(better, cand[rows, k], c)
+        best = np.maximum(best, v[rows, k])
+        h = h / 3.0
+    return best
+

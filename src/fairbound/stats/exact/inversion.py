@@ -12,6 +12,7 @@ many tables in the tail-bound regime: both ends of every table searched together
 from __future__ import annotations
 
 import math
+import os
 
 import numpy as np
 
@@ -26,7 +27,7 @@ from fairbound.stats.exact.binomial import (
     nuisance_boxes,
     window_table,
 )
-from fairbound.stats.exact.bound import _bound_sup, _grid_sup, bound_tail
+from fairbound.stats.exact.bound import _bound_sup, _grid_sup_distinct, bound_tail
 from fairbound.stats.exact.statistic import score_statistic
 
 #: Binomial variance ``n p (1 - p)`` up to which a simple null is tested exactly.
@@ -45,7 +46,10 @@ _SCAN_MID = (0.1, 0.01)     # 0.1 se when 25 < n p q <= 100 (on 300 random table
                             # 95% and 99.67%, a 0.3 se scan found nothing further out:
                             # python benchmarks/exact_checks.py scan),
 _SCAN_NEAR = (0.02, 0.005)  # or 0.02 se in 0.005 steps when n p q > 100 (p smoother)
+_SMOOTH_SPREAD = 100.0   # n p q of both groups above this: p smooth enough to batch
 _SCAN_SETTLED = 0.003    # scanned grid p-values this far below alpha are not refined
+#: first candidates of the batched tail-bound search, in multiples of the normal end z se
+_FIRST_Z = {4: np.array([1.0, 1.06, 1.14, 1.3])}
 _FIRST = {4: np.array([0.0, 0.03, 0.08, 0.2]),
           8: np.array([-0.02, 0.0, 0.015, 0.03, 0.05, 0.08, 0.15, 0.3])}
 
@@ -607,16 +611,32 @@ def _search(tab: _Table, alpha: float, tol: float = 1e-3) -> tuple[float, float]
 
 # --------------------------------------------------------------------------- large counts
 def _bound_only(tab: _Table) -> bool:
-    """Whether every nuisance value of the Berger-Boos set is tested with the tail bound.
+    """Whether the table's ends are searched with the other tail-bound tables, at once.
 
-    True when both groups' Clopper-Pearson sets lie where ``n p (1 - p)`` exceeds
-    :data:`EXACT_VARIANCE`: then ``p(d) = gamma + sup_nu bound`` for every ``d``, a smooth
-    function, and :func:`_bound_search` finds the ends of many tables at once.
+    A simple null ``(d, nu)`` is tested exactly only when BOTH binomial variances stay
+    within :data:`EXACT_VARIANCE`, so the bound tests every null of the Berger-Boos set as
+    soon as ONE group's Clopper-Pearson box (the set confines ``p_A`` to the first, ``p_B``
+    to the second) lies where that group's variance ``n p (1 - p)`` exceeds it: two large
+    groups, or a group against a large rest.  Then ``p(d) = gamma + sup_nu bound`` for
+    every ``d``, and :func:`_bound_search` finds the ends of many tables at once when ``p``
+    is also smooth: when both groups' counts vary (``n q (1 - q) > 100``, ``q`` as in
+    :func:`count_spread`; always so for two large groups).  Below that the bound, loose
+    for a small group, can dip below ``alpha`` and rise again towards the edge of the
+    nuisance set (for 1 of 6 against 5,063,414 of 6,511,957 at ``1 - 0.05/30``, ``p <
+    alpha`` at ``d = 0.06`` but ``> alpha`` from 0.07 to 0.164), so such a table is
+    searched alone by :func:`_search`, which scans farther for islands.
     """
-    if tab.gamma <= 0 or tab.tau_a >= 0.5 or tab.tau_b >= 0.5:
+    if tab.gamma <= 0:
         return False
-    return (tab.tau_a < tab.cp_a[0] and tab.cp_a[1] < 1.0 - tab.tau_a
-            and tab.tau_b < tab.cp_b[0] and tab.cp_b[1] < 1.0 - tab.tau_b)
+
+    def large(tau: float, box: tuple[float, float]) -> bool:
+        return tau < 0.5 and tau < box[0] and box[1] < 1.0 - tau
+
+    if large(tab.tau_a, tab.cp_a) and large(tab.tau_b, tab.cp_b):
+        return True
+    smooth = min(tab.na * _smooth(tab.ka, tab.na), tab.nb * _smooth(tab.kb, tab.nb))
+    return smooth > _SMOOTH_SPREAD and (large(tab.tau_a, tab.cp_a)
+                                        or large(tab.tau_b, tab.cp_b))
 
 
 def _bound_pvalues(na, nb, d_hat, cps, gamma, d):
@@ -640,19 +660,69 @@ def _bound_sup_rows(na, nb, d, s, a, b, grid: int = 9, rounds: int = 3):
     As :func:`_bound_sup`: a grid, then three rounds of local grids around the best point.
 
     The bound is smooth in ``nu`` and usually largest at an end of ``[a, b]``: on nulls 2.5
-    to 4.5 standard errors from random tables of 12,000 to 2,000,000 examples it fell short
-    of a 4,001-point grid by a relative 3e-6 at most over the seeds tried, 0 on the 598 of
-    ``python benchmarks/exact_checks.py sup`` (the Berger-Boos margin ``gamma / 2`` is a
-    relative 1% of ``alpha``).
+    to 4.5 standard errors from random tables it fell short of a 4,001-point grid by a
+    relative 9.9e-7 at most for two groups of 12,000 to 2,000,000 examples (3e-6 over the
+    seeds tried) and 2.7e-5 for a group of 1 to 12,000 against one of 12,000 to 20,000,000
+    (the tables :func:`_bound_only` batches; ``python benchmarks/exact_checks.py sup``);
+    the Berger-Boos margin ``gamma / 2`` is a relative 1% of ``alpha``.  Rows go to
+    threads in chunks (:func:`_row_chunks`) when there are many.
     """
+    parts = _row_chunks(np.size(d))
+    if len(parts) > 1:
+        # rows are independent (element-wise arithmetic, row-wise arg max), so chunks on
+        # threads give the same bits; numpy releases the GIL inside its loops
+        def one(sl):
+            return _bound_sup_chunk(na[sl], nb[sl], d[sl], s[sl], a[sl], b[sl], grid, rounds)
+
+        return np.concatenate(list(_pool().map(one, parts)))
+    return _bound_sup_chunk(na, nb, d, s, a, b, grid, rounds)
+
+
+def _bound_sup_chunk(na, nb, d, s, a, b, grid: int, rounds: int):
+    """:func:`_bound_sup_rows` on one thread."""
     u = np.linspace(0.0, 1.0, grid)
     nu = a[:, None] + (b - a)[:, None] * u
-    col = (na[:, None], nb[:, None], d[:, None], s[:, None])
 
-    def f(v):
-        return bound_tail(col[0], col[1], v + col[2], v, col[2], col[3])
+    def f(v, r):
+        return bound_tail(na[r], nb[r], v + d[r], v, d[r], s[r])
 
-    return _grid_sup(f, nu, a, b, grid, rounds)
+    return _grid_sup_distinct(f, nu, a, b, grid, rounds)
+
+
+_CHUNK_ROWS = 1024      # rows per thread below which splitting costs more than it saves
+_POOL: dict = {}         # process id -> pool (a forked child makes its own)
+
+
+def _threads() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:      # not on Linux
+        return os.cpu_count() or 1
+
+
+def _row_chunks(rows: int) -> list[slice]:
+    """Row slices for the threads: one when ``rows`` is small or one core is available."""
+    k = min(_threads(), rows // _CHUNK_ROWS)
+    if k <= 1:
+        return [slice(0, rows)]
+    edges = np.linspace(0, rows, k + 1).astype(int)
+    return [slice(int(i), int(j)) for i, j in zip(edges[:-1], edges[1:], strict=True)]
+
+
+def _pool():
+    """The process's thread pool for many-row tail bounds (made when first needed).
+
+    Keyed by process id: threads do not survive ``fork``, so a child process (a worker of
+    a stability study, say) makes a pool of its own instead of waiting on its parent's.
+    """
+    pid = os.getpid()
+    if pid not in _POOL:
+        from concurrent.futures import ThreadPoolExecutor
+
+        _POOL.clear()
+        _POOL[pid] = ThreadPoolExecutor(max_workers=_threads(),
+                                        thread_name_prefix="fairbound-bound")
+    return _POOL[pid]
 
 
 def _bound_search(tabs: list[_Table], alpha: np.ndarray, tol: np.ndarray,
@@ -660,16 +730,22 @@ def _bound_search(tabs: list[_Table], alpha: np.ndarray, tol: np.ndarray,
     """Both ends of every table in the tail-bound regime, searched together.
 
     Each end is bracketed between the estimate (accepted) and the edge of the nuisance
-    set (``p = gamma``, rejected).  Every round tries ``points`` candidates per end, all
-    tables and ends in one vectorised evaluation: while the bracket is wider than 0.05
-    standard errors, around the crossing of ``alpha`` by the straight line through both
-    ends' ``z(p)`` (``p`` is smooth here), then evenly spaced; it keeps the outermost
-    accepted candidate and the nearest one beyond it, until the bracket is shorter than
-    ``min(1e-5, tol * se)``, and reports the outer, rejected, end.  Past each end the set
-    is scanned 0.02 standard errors in steps of 0.005 (as :func:`_search` does when the
-    counts vary this much); a table with an accepted value there is searched again, alone,
-    by :func:`_search`.  Each row's numbers depend on its own table only, so a table gets
-    the same interval in any batch.
+    set (``p = gamma``, rejected).  Every round tries candidates for all tables and ends in
+    one vectorised evaluation: first ``d_hat -+ (1, 1.06, 1.14, 1.3) z se`` (the ends lie
+    near the normal ones), then two candidates 0.02 of the bracket apart around the
+    crossing of ``alpha`` by the straight line through both ends' ``z(p)`` (``p`` is smooth
+    here), with one more halfway to each end of the bracket after a round that did not
+    halve some bracket; it keeps the outermost accepted candidate and the nearest one
+    beyond it, until the bracket is shorter than ``min(1e-5, tol * se)``, and reports the
+    outer, rejected, end.  Past each end the set is scanned 0.02 standard errors in steps
+    of 0.005 (as :func:`_search` does when the counts vary this much); a table with an
+    accepted value there is searched again, alone, by :func:`_search`.  Each row's numbers
+    depend on its own table only, so a table gets the same interval in any batch.
+
+    Three rounds and the scan settle the 1,000 groups of 10,000 against their rest of
+    ``benchmarks/bench_groups.py`` at 95% and at ``1 - 0.05/1000``.  On 1,200 random
+    tail-bound tables (``python benchmarks/exact_checks.py onesided``) the ends were
+    never more than 1e-5 inside :func:`_search`'s; see there for the numbers.
     """
     from fairbound.stats.exact._special import ufuncs  # the tail bound needs it anyway
 
@@ -705,8 +781,8 @@ def _bound_search(tabs: list[_Table], alpha: np.ndarray, tol: np.ndarray,
         return special.ndtri(1.0 - 0.5 * np.clip(p, 1e-300, 1.0 - 1e-16))
 
     live = np.abs(outer - inner) > stop
-    even = np.arange(1, points + 1) / (points + 1.0)
-    spread = np.linspace(-1.0, 1.0, points)
+    first = points in _FIRST_Z
+    before = np.full(2 * t, np.inf)          # each bracket's width a round earlier
     while live.any():
         rows = np.flatnonzero(live)
         ti, to = inner[rows], outer[rows]
@@ -715,26 +791,41 @@ def _bound_search(tabs: list[_Table], alpha: np.ndarray, tol: np.ndarray,
         with np.errstate(divide="ignore", invalid="ignore"):
             w = np.clip((z[rows] - zi) / (zo - zi), 0.0, 1.0)
         guess = ti + w * (to - ti)
-        half = np.maximum(0.03 * width, 0.002 * se_r[rows])
-        near = guess[:, None] + sign[rows, None] * half[:, None] * spread
         lo_, hi_ = np.minimum(ti, to)[:, None], np.maximum(ti, to)[:, None]
+        if first:
+            # p is 1 at the estimate and drops to gamma at the edge of the nuisance set, so
+            # the first guess comes from the normal quantile instead: the ends lie near the
+            # asymptotic ones (1.06 and 1.13 times them for the groups of 10,000 of
+            # benchmarks/bench_groups.py at 95% and 1 - 0.05/1000)
+            near = ti[:, None] + (sign[rows] * se_r[rows] * z[rows])[:, None] * _FIRST_Z[points]
+            first = False
+        else:
+            # two candidates 0.02 of the bracket apart around the guess (z(p) is close to
+            # linear in d here); after a round that did not halve some bracket, also one
+            # halfway to each end of it, so that a poor guess still halves the bracket
+            pair = guess[:, None] + (sign[rows] * 0.01 * width)[:, None] * np.array([-1.0, 1.0])
+            near = pair
+            if (width > 0.5 * before[rows]).any():
+                near = np.c_[0.5 * (ti + pair[:, 0]), pair, 0.5 * (pair[:, 1] + to)]
+        n_c = near.shape[1]
         near = np.clip(near, lo_ + 1e-3 * width[:, None], hi_ - 1e-3 * width[:, None])
-        flat = ti[:, None] + (to - ti)[:, None] * even
-        wide = (width > 0.05 * se_r[rows]) & np.isfinite(zo) & (zo > zi)
+        flat = ti[:, None] + (to - ti)[:, None] * (np.arange(1, n_c + 1) / (n_c + 1.0))
+        wide = np.isfinite(zo) & (zo > zi)
         cand = np.where(wide[:, None], near, flat)
         # candidates ordered from the estimate outwards
         cand = np.take_along_axis(cand, np.argsort(sign[rows, None] * cand, axis=1), axis=1)
-        p = pvals(np.repeat(rows, points), cand.ravel()).reshape(cand.shape)
+        p = pvals(np.repeat(rows, n_c), cand.ravel()).reshape(cand.shape)
         acc = p > alpha_r[rows, None]
         k = np.arange(rows.size)
-        last = np.where(acc.any(axis=1), points - 1 - np.argmax(acc[:, ::-1], axis=1), -1)
+        last = np.where(acc.any(axis=1), n_c - 1 - np.argmax(acc[:, ::-1], axis=1), -1)
         has = last >= 0
         inner[rows] = np.where(has, cand[k, np.maximum(last, 0)], ti)
         p_in[rows] = np.where(has, p[k, np.maximum(last, 0)], p_in[rows])
         nxt = last + 1
-        beyond = nxt < points
-        outer[rows] = np.where(beyond, cand[k, np.minimum(nxt, points - 1)], to)
-        p_out[rows] = np.where(beyond, p[k, np.minimum(nxt, points - 1)], p_out[rows])
+        beyond = nxt < n_c
+        outer[rows] = np.where(beyond, cand[k, np.minimum(nxt, n_c - 1)], to)
+        p_out[rows] = np.where(beyond, p[k, np.minimum(nxt, n_c - 1)], p_out[rows])
+        before[rows] = width
         live[rows] = np.abs(outer[rows] - inner[rows]) > stop[rows]
     # islands of acceptance past the ends
     steps = np.arange(1, 5) * 0.005
