@@ -36,6 +36,7 @@ Run::
     python benchmarks/discover_power.py --quick            # a few reps, for a smoke test
     python benchmarks/discover_power.py --fast --null-depth-once --reps 100 \
         --c 0,3.5,4.5,6 --workers 2 --out discover_power_fast.json
+    python benchmarks/discover_power.py --from-raw benchmarks/results/discover_fairaudit_raw.jsonl
 """
 
 from __future__ import annotations
@@ -398,6 +399,56 @@ def summarise(results: list[dict]) -> list[dict]:
     return rows
 
 
+def read_raw(paths: list[str]) -> list[dict]:
+    """Data sets of ``--raw`` files (a line cut short by a time limit is skipped)."""
+    rows = []
+    for path in paths:
+        with open(path) as fh:
+            for line in fh:
+                try:
+                    rows.append(json.loads(line))
+                except json.JSONDecodeError:
+                    continue
+    return rows
+
+
+def paired_fairaudit(rows: list[dict]) -> None:
+    """Print fairbound vs fairaudit on the data sets where both ran, per cell.
+
+    Rates with 95% Clopper-Pearson intervals, and the power ratio with a paired bootstrap
+    95% interval (2,000 resamples of the data sets, seed 0).
+    """
+    from scipy.stats import binomtest
+
+    def ci(k: int, m: int) -> str:
+        lo, hi = binomtest(k, m).proportion_ci(0.95, method="exact")
+        return f"{k / m:.2f} [{lo:.2f}, {hi:.2f}]"
+
+    cells: dict = {}
+    for r in rows:
+        if r.get("fairaudit") is not None:
+            cells.setdefault((r["n"], r["depth"], r["c"]), []).append(r)
+    print("| n | planted depth | c | data sets | fairbound false-flag | fairbound power "
+          "| fairaudit false-flag | fairaudit power | fairbound / fairaudit power |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for (n, depth, c), rs in sorted(cells.items()):
+        m = len(rs)
+        fb = np.array([bool(r["fairbound"]["power"]) for r in rs])
+        fa = np.array([bool(r["fairaudit"]["power"]) for r in rs])
+        if fa.sum():
+            idx = np.random.default_rng(0).integers(0, m, (2000, m))
+            num, den = fb[idx].sum(axis=1), fa[idx].sum(axis=1)
+            lo, hi = np.percentile(num[den > 0] / den[den > 0], [2.5, 97.5])
+            ratio = f"{fb.sum() / fa.sum():.2f} [{lo:.2f}, {hi:.2f}]"
+        else:
+            ratio = "- (fairaudit finds none)"
+        print(f"| {n:,} | {depth} | {c:g} | {m} | "
+              f"{ci(sum(bool(r['fairbound']['false']) for r in rs), m)} | "
+              f"{ci(int(fb.sum()), m)} | "
+              f"{ci(sum(bool(r['fairaudit']['false']) for r in rs), m)} | "
+              f"{ci(int(fa.sum()), m)} | {ratio} |")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--n", default="2000,20000,200000")
@@ -421,7 +472,12 @@ def main() -> None:
                     help="draw each data set's counts exactly (no rows, no peers) and run "
                          "the search's evaluation on them")
     ap.add_argument("--out", default=None)
+    ap.add_argument("--from-raw", nargs="+", default=None, metavar="JSONL",
+                    help="run nothing: print fairbound vs fairaudit from these --raw files")
     a = ap.parse_args()
+    if a.from_raw:
+        paired_fairaudit(read_raw(a.from_raw))
+        return
     if a.quick:
         a.n, a.depths, a.c, a.reps, a.peers = "2000", "2", "0,5", 3, "sliceline,divexplorer"
     ns = [int(x) for x in a.n.split(",")]
