@@ -122,41 +122,22 @@ def _bound_sup(tab: _Table, d, s, a, b, holes, grid: int = 33, rounds: int = 3):
     return np.where(np.isfinite(best), best, 0.0)
 
 
-def _grid_sup(f, nu, a, b, grid: int, rounds: int):
+def _grid_sup(f, nu, a, b, grid: int, rounds: int, distinct: bool = False):
     """Row-wise sup of ``f`` over ``[a, b]`` from the grid ``nu``.
 
     The best grid point, then ``rounds`` local grids of 7 points around the best so far,
     each 3 times finer.
-    """
-    val = f(nu)
-    rows = np.arange(nu.shape[0])
-    j = val.argmax(axis=1)
-    best, c = val[rows, j], nu[rows, j]
-    h = (b - a) / (grid - 1)
-    off = np.linspace(-1.0, 1.0, 7)
-    for _ in range(rounds):
-        cand = np.clip(c[:, None] + h[:, None] * off, a[:, None], b[:, None])
-        v = f(cand)
-        k = v.argmax(axis=1)
-        better = v[rows, k] > best
-        c = np.where(better, cand[rows, k], c)
-        best = np.maximum(best, v[rows, k])
-        h = h / 3.0
-    return best
 
-
-def _grid_sup_distinct(f, nu, a, b, grid: int, rounds: int):
-    """:func:`_grid_sup` evaluating each row's distinct candidates only.
-
-    ``f(v, r)`` takes flat candidates ``v`` and their row numbers ``r``.  A local grid
-    clipped at an end of ``[a, b]`` repeats that end (3 of its 7 points when the best point
-    is an end, the usual case for the tail bound); each value is computed once and copied
-    to its repeats, so every row's numbers, its arg max and the result are those of
-    :func:`_grid_sup` bit for bit (the arithmetic is element-wise).
+    With ``distinct``, ``f(v, r)`` takes flat candidates ``v`` and their row numbers ``r``
+    and each row's distinct candidates are evaluated once: a local grid clipped at an end
+    of ``[a, b]`` repeats that end (3 of its 7 points when the best point is an end, the
+    usual case for the tail bound), and each value is copied to its repeats, so every
+    row's numbers, its arg max and the result are the same bits (the arithmetic is
+    element-wise).
     """
     rows = np.arange(nu.shape[0])
 
-    def values(v):
+    def distinct_values(v):
         fresh = np.ones(v.shape, bool)
         fresh[:, 1:] = v[:, 1:] != v[:, :-1]        # candidates ascend along each row
         r, j = np.nonzero(fresh)
@@ -165,6 +146,7 @@ def _grid_sup_distinct(f, nu, a, b, grid: int, rounds: int):
         first = np.maximum.accumulate(np.where(fresh, np.arange(v.shape[1]), 0), axis=1)
         return np.take_along_axis(out, first, axis=1)
 
+    values = distinct_values if distinct else f
     val = values(nu)
     j = val.argmax(axis=1)
     best, c = val[rows, j], nu[rows, j]
@@ -179,4 +161,3 @@ def _grid_sup_distinct(f, nu, a, b, grid: int, rounds: int):
         best = np.maximum(best, v[rows, k])
         h = h / 3.0
     return best
-

@@ -27,7 +27,7 @@ from fairbound.stats.exact.binomial import (
     nuisance_boxes,
     window_table,
 )
-from fairbound.stats.exact.bound import _bound_sup, _grid_sup_distinct, bound_tail
+from fairbound.stats.exact.bound import _bound_sup, _grid_sup, bound_tail
 from fairbound.stats.exact.statistic import score_statistic
 
 #: Binomial variance ``n p (1 - p)`` up to which a simple null is tested exactly.
@@ -686,7 +686,7 @@ def _bound_sup_chunk(na, nb, d, s, a, b, grid: int, rounds: int):
     def f(v, r):
         return bound_tail(na[r], nb[r], v + d[r], v, d[r], s[r])
 
-    return _grid_sup_distinct(f, nu, a, b, grid, rounds)
+    return _grid_sup(f, nu, a, b, grid, rounds, distinct=True)
 
 
 _CHUNK_ROWS = 1024      # rows per thread below which splitting costs more than it saves
