@@ -251,6 +251,7 @@ def test_comparison_limit_fires_before_assembly_and_intervals(monkeypatch):
     # the groups are counted on the statistics table the scan returns: not one interval,
     # and not even the sorting and summing of that table, happens first
     monkeypatch.setattr(assemble, "kept_rows", _fail)
+    monkeypatch.setattr(assemble, "_lexsort", _fail)       # the sorting assemble does
     monkeypatch.setattr(build, "_build_from_stats", _fail)
     comparison = importlib.import_module("fairbound.audits.gaps.comparison")
     monkeypatch.setattr(comparison, "difference_interval", _fail)

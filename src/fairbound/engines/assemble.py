@@ -12,6 +12,8 @@ import contextlib
 import math
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextvars import ContextVar
+from itertools import chain
+from operator import itemgetter
 
 import numpy as np
 
@@ -80,17 +82,51 @@ def collected_size(rows: list[dict]) -> int:
     """Bytes of a statistics result that crossed to Python, as every engine counts them.
 
     8 a number (or missing value), the UTF-8 text of strings; lists count their items.
-    """
-    def size(v) -> int:
-        if isinstance(v, str):
-            return len(v.encode())
-        if isinstance(v, bytes):
-            return len(v)
-        if isinstance(v, list | tuple):
-            return sum(size(x) for x in v)
-        return 8
+    Values are counted by type, a whole type at once (the text of all strings of a
+    result is encoded in one go).
 
-    return sum(size(v) for r in rows for v in r.values())
+    Examples
+    --------
+    >>> collected_size([{"g0": "a", "n": 3}, {"g0": "é", "n": 1, "cs": [0.5, 1.0]}])
+    35
+    """
+    names = list(rows[0]) if rows else []
+    if all(len(r) == len(names) for r in rows):   # one result: the same columns in every row
+        try:
+            columns = [list(map(itemgetter(k), rows)) for k in names]
+        except KeyError:
+            columns = None
+        if columns is not None:
+            total = 0
+            for col in columns:
+                kinds = set(map(type, col))
+                if len(kinds) == 1:
+                    total += _size_of(kinds.pop(), col, None)
+                else:
+                    types = list(map(type, col))
+                    total += sum(_size_of(t, col, types) for t in kinds)
+            return total
+    values = list(chain.from_iterable(r.values() for r in rows))
+    types = list(map(type, values))
+    return sum(_size_of(t, values, types) for t in set(types))
+
+
+def _size_of(t: type, values: list, types: list | None) -> int:
+    """The bytes of the ``values`` of type ``t``, as :func:`collected_size` counts them.
+
+    ``types`` holds the type of each value (``None``: all are of type ``t``).
+    """
+    if types is not None:
+        values = [v for v, u in zip(values, types, strict=True) if u is t]
+    if issubclass(t, str):   # UTF-8 is concatenative: one encoding of all the text
+        return len("".join(values).encode())
+    if issubclass(t, bytes):
+        return sum(map(len, values))
+    if issubclass(t, list | tuple):
+        inner = [x for v in values for x in v]
+        kinds = list(map(type, inner))
+        return sum(_size_of(k, inner, kinds) for k in set(kinds))
+    return 8 * len(values)
 
 
 #: What :func:`checking_groups` asks :func:`assemble` to run on the number of groups.
@@ -147,8 +183,15 @@ def count_groups(rows: list[Mapping], plan: Plan) -> int:
     are one group, as :func:`py` makes them).
     """
     keys = [f"g{i}" for i in range(len(plan.group))]
-    seen = {tuple(r[k] for k in keys) for r in rows
-            if plan.where is None or bool(r["w"])}
+    if plan.where is not None:
+        rows = [r for r in rows if bool(r["w"])]
+    if len(keys) == 1:
+        k = keys[0]
+        seen = {r[k] for r in rows}
+        if all(type(v) is str for v in seen):
+            return len(seen)
+        return sum(1 for v in seen if not is_missing(v))
+    seen = {tuple(r[k] for k in keys) for r in rows}
     return sum(1 for t in seen if not any(is_missing(v) for v in t))
 
 
@@ -160,16 +203,167 @@ class Excluded(dict):
             self[reason] = self.get(reason, 0) + int(n)
 
 
+#: The sort key of a missing value: after every value.
+_MISSING_KEY = (2, 0.0, "")
+
+
+def _unique(a: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Sorted distinct values of ``a`` (1-D), the index where each first comes, the inverse.
+
+    What ``np.unique(a, return_index=True, return_inverse=True)`` gives for whole numbers
+    and text, by one stable sort (without the import of ``numpy.ma`` that the first call
+    of ``np.unique`` costs a short command).
+    """
+    order = np.argsort(a, kind="stable")
+    s = a[order]
+    new = np.ones(len(s), dtype=bool)
+    new[1:] = s[1:] != s[:-1]
+    inverse = np.empty(len(a), dtype=np.intp)
+    inverse[order] = np.cumsum(new) - 1
+    return s[new], order[new], inverse
+
+
+def _codes(values: list) -> tuple[list, np.ndarray, bool]:
+    """The distinct values of a column and, per row, the index of its value among them.
+
+    Values of one plain type (text, booleans; or numbers, ints and floats mixed), with
+    missing ones, are looked up in a dict: equal values there have one sort key and one
+    :func:`py` value, so they may share an entry (``1`` and ``1.0`` do).  Anything else
+    (decimals, dates, mixed types) keeps an entry per row, so that nothing is merged that
+    the row-by-row rules would keep apart.  The flag says whether entries were merged
+    (then two rows share an entry exactly when their values are equal).
+    """
+    kinds = set(map(type, values))
+    if kinds == {int}:   # whole numbers (labels, predictions): on an array, where they fit
+        try:
+            uniq, _, codes = _unique(np.array(values, dtype=np.int64))
+        except OverflowError:
+            pass
+        else:
+            return uniq.tolist(), codes, True
+    if kinds == {str} and "\x00" not in "".join(values):
+        # text on a fixed-width array (which would cut trailing NULs: none here), where
+        # equal means equal text and the order is the order of the text
+        uniq, _, codes = _unique(np.array(values, dtype=str))
+        return uniq.tolist(), codes, True
+    kinds.discard(type(None))
+    if kinds <= {int, float} or (len(kinds) == 1 and kinds <= {str, bool}):
+        pos = dict.fromkeys(values)   # the first of equal values, in order of appearance
+        for i, v in enumerate(pos):
+            pos[v] = i
+        return list(pos), np.fromiter(map(pos.__getitem__, values), dtype=np.intp,
+                                      count=len(values)), True
+    return list(values), np.arange(len(values), dtype=np.intp), False
+
+
+def _ranks(uniq: list, text: bool) -> np.ndarray:
+    """Each value's rank in the one order of values (equal keys share a rank).
+
+    The order is :func:`sort_key` of the :func:`py` value, missing values last: the order
+    :func:`kept_rows` sorts rows in, so that ranks can be sorted instead of keys.  ``text``:
+    every value is a ``str`` (which orders as itself and is never missing).
+    """
+    if text:
+        keys: list = uniq
+    else:
+        keys = [_MISSING_KEY if is_missing(v) else sort_key(py(v)) for v in uniq]
+    rank = np.empty(len(uniq), dtype=np.intp)
+    order = sorted(range(len(uniq)), key=keys.__getitem__)
+    if text and len(set(uniq)) == len(uniq):   # distinct text: no ties
+        rank[order] = np.arange(len(uniq))
+        return rank
+    r, prev = -1, None
+    for i in order:
+        if r < 0 or keys[i] != prev:
+            r, prev = r + 1, keys[i]
+        rank[i] = r
+    return rank
+
+
+class _Column:
+    """One key column of a statistics result: distinct values, per-row codes and ranks."""
+
+    __slots__ = ("_rank", "codes", "merged", "missing", "text", "uniq")
+
+    def __init__(self, values: list):
+        self.uniq, self.codes, self.merged = _codes(values)
+        self.text = all(type(v) is str for v in self.uniq)
+        missing = (np.zeros(len(self.uniq), dtype=bool) if self.text else
+                   np.array([is_missing(v) for v in self.uniq], dtype=bool))
+        self.missing = missing[self.codes]    # per row
+        self._rank = None
+
+    @property
+    def rank(self) -> np.ndarray:
+        """Per row, the rank of its value in the one order of values."""
+        if self._rank is None:
+            self._rank = _ranks(self.uniq, self.text)[self.codes]
+        return self._rank
+
+    def plain(self) -> list:
+        """The :func:`py` value of each distinct value."""
+        return self.uniq if self.text else [py(v) for v in self.uniq]
+
+
+def _combined(codes: list[np.ndarray], sizes: list[int]) -> np.ndarray | None:
+    """One number per combination of per-column codes (mixed radix), if it fits 62 bits."""
+    if math.prod(sizes) >= 2**62:
+        return None
+    flat = np.zeros(len(codes[0]) if codes else 0, dtype=np.int64)
+    for c, size in zip(codes, sizes, strict=True):
+        flat = flat * size + c
+    return flat
+
+
+def _count_kept_groups(rows: list, cols: dict, plan: Plan, passed) -> int:
+    """:func:`count_groups` of ``rows``, from the group columns' codes where they can tell.
+
+    Codes tell when each column's equal values share a code (:func:`_codes`); otherwise
+    the values are compared one by one.
+    """
+    gcols = [cols[f"g{i}"] for i in range(len(plan.group))]
+    if not all(c.merged for c in gcols):
+        return count_groups(rows, plan)
+    keep = np.ones(len(rows), dtype=bool) if passed is None else passed.copy()
+    for c in gcols:
+        keep &= ~c.missing
+    flat = _combined([c.codes[keep] for c in gcols], [len(c.uniq) for c in gcols])
+    if flat is None:
+        return count_groups(rows, plan)
+    return len(_unique(flat)[0])
+
+
+def _sorted_columns(rows: list[Mapping], keys: list[str]) -> tuple[np.ndarray, dict]:
+    """The order of ``rows`` by ``keys`` (stable, as Python's ``sorted``) and the columns.
+
+    Sorting by each column's rank gives the order a sort by the tuple of
+    :func:`sort_key` s gives (``np.lexsort`` is stable, as ``sorted`` is), without a key
+    tuple per row.
+    """
+    cols = {k: _Column(list(map(itemgetter(k), rows))) for k in keys}
+    return _lexsort(cols, keys, len(rows)), cols
+
+
+def _lexsort(cols: dict, keys: list[str], n: int) -> np.ndarray:
+    """The stable order of the rows by the ranks of ``keys`` (the first key first)."""
+    if not keys:
+        return np.arange(n)
+    return np.lexsort([cols[k].rank for k in reversed(keys)])
+
+
 def kept_rows(rows: Iterable[Mapping], plan: Plan, keys: list[str], excluded: Excluded):
     """The statistics rows in one order (by ``keys``) whatever the scan's, with their groups.
 
     Yields ``(row, n, group)`` for the rows the filter keeps and whose group is known; the
     others are counted in ``excluded`` (the filter's reason, :data:`MISSING_GROUP`).  The
-    one exclusion rule and the one summation order of every scan's assembly.
+    one exclusion rule and the one summation order of every scan's assembly (rows sorted
+    by the :func:`sort_key` of each key, missing values last).
     """
+    rows = list(rows)
+    order, _ = _sorted_columns(rows, keys)
     n_group = len(plan.group)
-    for r in sorted(rows, key=lambda r: tuple(
-            (2, 0.0, "") if is_missing(r[k]) else sort_key(py(r[k])) for k in keys)):
+    for i in order.tolist():
+        r = rows[i]
         n = int(r["n"])
         if plan.where is not None and not bool(r["w"]):
             excluded.add(where_reason(plan), n)
@@ -179,6 +373,71 @@ def kept_rows(rows: Iterable[Mapping], plan: Plan, keys: list[str], excluded: Ex
             excluded.add(MISSING_GROUP, n)
             continue
         yield r, n, key
+
+
+class _Exclusions:
+    """Rows left out, by reason, added in the order :func:`kept_rows` would add them."""
+
+    def __init__(self, n: np.ndarray):
+        self.n = n
+        self.found: list[tuple[int, int, str, int]] = []
+
+    def add(self, reason: str, step: int, mask: np.ndarray, n: np.ndarray | None = None):
+        """Rows ``mask`` (sorted order) excluded for ``reason`` at ``step`` of a row's checks."""
+        n = self.n if n is None else n
+        some = np.flatnonzero(mask & (n != 0))
+        if some.size:
+            self.found.append((int(some[0]), step, reason, int(n[mask].sum())))
+
+    def result(self) -> Excluded:
+        """The reasons in the order their first rows come (a reason enters a dict once)."""
+        out = Excluded()
+        for _, _, reason, n in sorted(self.found, key=lambda f: f[:2]):
+            out.add(reason, n)
+        return out
+
+
+def _kept_groups(cols: dict, kept: np.ndarray, n_group: int) -> tuple[tuple, np.ndarray]:
+    """The groups of the kept rows (``kept``: row indices in sorted order) and each row's.
+
+    Returns the groups sorted by :func:`sort_key` (the one group order: :func:`py` values,
+    tuples for intersections) and, per kept row, the index of its group among them.
+    """
+    gcols = [cols[f"g{i}"] for i in range(n_group)]
+    codes = np.stack([c.codes[kept] for c in gcols], axis=1)
+    flat = _combined([c.codes[kept] for c in gcols], [len(c.uniq) for c in gcols])
+    if flat is not None:
+        _, first, inverse = _unique(flat)
+        combos = codes[first]
+    else:
+        combos, first, inverse = np.unique(codes, axis=0, return_index=True,
+                                           return_inverse=True)
+    appear = np.argsort(first, kind="stable")      # distinct combinations, as they come
+    plains = [c.plain() for c in gcols]
+    parts = [[plain[j] for j in combos[appear, i].tolist()] for i, plain in enumerate(plains)]
+    keys = parts[0] if n_group == 1 else list(zip(*parts, strict=True))
+    # rows come sorted by group: the groups in order of first appearance are sorted, unless
+    # two different groups share a sort key (a tie, e.g. integers beyond 2**53), where the
+    # order of a set decides, as it did for ``sorted(set(groups), key=sort_key)``
+    tie = False
+    if len(kept) > 1:
+        same_rank = np.ones(len(kept) - 1, dtype=bool)
+        for c in gcols:
+            rk = c.rank[kept]
+            same_rank &= rk[1:] == rk[:-1]
+        same_code = (codes[1:] == codes[:-1]).all(axis=1)
+        tie = bool((same_rank & ~same_code).any())
+    ordered = tuple(sorted(set(keys), key=sort_key)) if tie else tuple(dict.fromkeys(keys))
+    index = {g: i for i, g in enumerate(ordered)}
+    group_of = np.empty(len(combos), dtype=np.intp)
+    group_of[appear] = [index[k] for k in keys]
+    return ordered, group_of[inverse.reshape(-1)]
+
+
+def _first_values(plain: list, codes: np.ndarray) -> set:
+    """The set of the values of ``codes``, built in the order the codes first come."""
+    distinct, first, _ = _unique(codes)
+    return {plain[j] for j in distinct[np.argsort(first, kind="stable")].tolist()}
 
 
 def assemble(
@@ -195,6 +454,9 @@ def assemble(
 
     ``samples`` is ``None`` or ``(per-group dict of arrays, per-group complete flags,
     method name)`` from the engine's sampling step.
+
+    The rows are taken in the order and with the exclusions of :func:`kept_rows`, on
+    arrays: integer counts are added up in any order, cost sums in that order.
     """
     n_group = len(plan.group)
     key_names = [f"g{i}" for i in range(n_group)]
@@ -203,50 +465,72 @@ def assemble(
     if plan.where is not None:
         key_names.append("w")
     rows = list(rows)
-    check_groups(rows, plan)
-    n_rows = sum(int(r["n"]) for r in rows)
-    excluded = Excluded()
-    groups: set = set()
-    cells: list[tuple] = []
-    moments: dict = {}
-    for r, n, key in kept_rows(rows, plan, key_names, excluded):
-        groups.add(key)
-        if plan.confusion:
-            y, p = r["y"], r["p"]
-            if is_missing(y):
-                excluded.add(MISSING_LABEL, n)
-            elif is_missing(p):
-                excluded.add(MISSING_PREDICTION, n)
-            else:
-                cells.append((key, py(y), py(p), n))
-        if plan.cost is not None:
-            nc = int(r["nc"] or 0)
-            excluded.add(MISSING_COST, n - nc)
-            m = moments.setdefault(key, [0, 0.0, 0.0, math.inf, -math.inf])
-            if nc:
-                m[0] += nc
-                m[1] += float(r["s"])
-                m[2] += float(r["ss"])
-                m[3] = min(m[3], float(r["lo"]))
-                m[4] = max(m[4], float(r["hi"]))
-    ordered = tuple(sorted(groups, key=sort_key))
+    cols = {k: _Column(list(map(itemgetter(k), rows))) for k in key_names}
+    passed = None
+    if plan.where is not None:
+        passed = np.array([bool(r["w"]) for r in rows], dtype=bool)
+    check = _GROUP_CHECK.get()
+    if check is not None:   # as check_groups, before anything is sorted or summed
+        check(_count_kept_groups(rows, cols, plan, passed))
+    counts = list(map(itemgetter("n"), rows))
+    if set(map(type, counts)) - {int}:
+        counts = [int(v) for v in counts]
+    counts = np.array(counts, dtype=np.int64)
+    n_rows = int(counts.sum())
+    order = _lexsort(cols, key_names, len(rows))
+    n = counts[order]                       # everything below is in sorted order
+    excluded = _Exclusions(n)
+    keep = np.ones(len(rows), dtype=bool)
+    if passed is not None:
+        excluded.add(where_reason(plan), 0, ~passed[order])
+        keep &= passed[order]
+    no_group = np.zeros(len(rows), dtype=bool)
+    for i in range(n_group):
+        no_group |= cols[f"g{i}"].missing[order]
+    excluded.add(MISSING_GROUP, 1, keep & no_group)
+    keep &= ~no_group
+    kept = order[keep]                      # row indices of the kept rows, in sorted order
+    ordered, gidx = _kept_groups(cols, kept, n_group)
     confusion = None
     classes: tuple = ()
     label_values: tuple = ()
     pred_values: tuple = ()
     if plan.confusion:
-        label_values = tuple(sorted({c[1] for c in cells}, key=sort_key))
-        pred_values = tuple(sorted({c[2] for c in cells}, key=sort_key))
+        ycol, pcol = cols["y"], cols["p"]
+        no_label = ycol.missing[kept]
+        no_pred = pcol.missing[kept] & ~no_label
+        n_kept = n[keep]
+        excluded.add(MISSING_LABEL, 2, keep, _spread(keep, no_label, n_kept))
+        excluded.add(MISSING_PREDICTION, 3, keep, _spread(keep, no_pred, n_kept))
+        cell = ~(no_label | no_pred)
+        yplain, pplain = ycol.plain(), pcol.plain()
+        ycodes, pcodes = ycol.codes[kept][cell], pcol.codes[kept][cell]
+        label_values = tuple(sorted(_first_values(yplain, ycodes), key=sort_key))
+        pred_values = tuple(sorted(_first_values(pplain, pcodes), key=sort_key))
         classes = tuple(sorted(set(label_values) | set(pred_values), key=sort_key))
-        index = {g: i for i, g in enumerate(ordered)}
         cls_index = {c: i for i, c in enumerate(classes)}
+        ymap = np.array([cls_index.get(v, -1) for v in yplain], dtype=np.intp)
+        pmap = np.array([cls_index.get(v, -1) for v in pplain], dtype=np.intp)
         confusion = np.zeros((len(ordered), len(classes), len(classes)), dtype=np.int64)
-        for g, y, p, n in cells:
-            confusion[index[g], cls_index[y], cls_index[p]] += n
+        np.add.at(confusion, (gidx[cell], ymap[ycodes], pmap[pcodes]), n_kept[cell])
     cost = None
     if plan.cost is not None:
+        moments: dict[int, list] = {}
+        no_cost = np.zeros(len(kept), dtype=np.int64)
+        for j, (i, g) in enumerate(zip(kept.tolist(), gidx.tolist(), strict=True)):
+            r = rows[i]
+            nc = int(r["nc"] or 0)
+            no_cost[j] = int(r["n"]) - nc
+            m = moments.setdefault(g, [0, 0.0, 0.0, math.inf, -math.inf])
+            if nc:   # summed in sorted order, row by row: the one summation order
+                m[0] += nc
+                m[1] += float(r["s"])
+                m[2] += float(r["ss"])
+                m[3] = min(m[3], float(r["lo"]))
+                m[4] = max(m[4], float(r["hi"]))
+        excluded.add(MISSING_COST, 4, keep, _spread(keep, None, no_cost))
         empty = [0, 0.0, 0.0, math.inf, -math.inf]
-        ms = [moments.get(g, empty) for g in ordered]
+        ms = [moments.get(i, empty) for i in range(len(ordered))]
         sample_arrays = complete = None
         method = ""
         if samples is not None:
@@ -264,9 +548,17 @@ def assemble(
         )
     return Aggregates(
         groups=ordered, classes=classes, confusion=confusion, label_values=label_values,
-        prediction_values=pred_values, cost=cost, n_rows=n_rows, excluded=dict(excluded),
-        engine=engine, source=source, collected_bytes=int(collected_bytes),
+        prediction_values=pred_values, cost=cost, n_rows=n_rows,
+        excluded=dict(excluded.result()), engine=engine, source=source,
+        collected_bytes=int(collected_bytes),
     )
+
+
+def _spread(keep: np.ndarray, mask: np.ndarray | None, values: np.ndarray) -> np.ndarray:
+    """Per sorted row: ``values`` of the kept rows where ``mask`` (all kept rows if None)."""
+    out = np.zeros(len(keep), dtype=np.int64)
+    out[keep] = values if mask is None else np.where(mask, values, 0)
+    return out
 
 
 def sample_from_values(value_rows: Iterable[Mapping], n_group: int, k: int, seed: int):

@@ -11,10 +11,13 @@ the method or the confidence level without touching the data again.
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
 import datetime as _dt
+import gc
 import math
 import warnings
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 import numpy as np
@@ -65,6 +68,26 @@ from fairbound.metrics import (
 )
 from fairbound.stats import GroupStats, get_method
 from fairbound.stats.base import IntervalMethod, check_confidence_level, check_positive
+
+
+@contextlib.contextmanager
+def _collection_paused() -> Iterator[None]:
+    """Pause Python's cyclic garbage collector for the block (if it runs), then resume it.
+
+    An audit of many groups makes a few objects per group (statistics, comparisons, the
+    rows of the statistics table), none of them in reference cycles; the collector would
+    walk all of them again and again as they are made (a second of a 100,000-group audit).
+    Reference counting frees everything as usual; cycles made in the block (none of
+    fairbound's) are collected once the collector runs again.
+    """
+    if not gc.isenabled():
+        yield
+        return
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
 
 
 def _label_setup(agg: Aggregates, spec: AggregateSpec, pos_label):
@@ -275,15 +298,16 @@ def audit(
     # are assembled (at least one class: the exact count follows once the labels are read)
     gname = " & ".join(groups_cols)
     early = per_pair(metric_objs, 1)
-    with checking_groups(lambda n: check_comparison_limit(n, comparison, early, limit,
-                                                          column=gname)):
-        agg = aggregate(data, spec, engine=engine)
-    return audit_aggregates(agg, spec, metrics=metric_objs, cost_max=C,
-                            comparison=comparison, reference=reference, method=m,
-                            confidence_level=rho, pos_label=pos_label, seed=int(seed),
-                            options=method_options, error_control=error_control,
-                            favourable=favourable, tolerance=tolerance,
-                            max_comparisons=limit)
+    with _collection_paused():
+        with checking_groups(lambda n: check_comparison_limit(n, comparison, early, limit,
+                                                              column=gname)):
+            agg = aggregate(data, spec, engine=engine)
+        return audit_aggregates(agg, spec, metrics=metric_objs, cost_max=C,
+                                comparison=comparison, reference=reference, method=m,
+                                confidence_level=rho, pos_label=pos_label, seed=int(seed),
+                                options=method_options, error_control=error_control,
+                                favourable=favourable, tolerance=tolerance,
+                                max_comparisons=limit)
 
 
 def _is_array(x) -> bool:
@@ -354,23 +378,97 @@ def _audited_groups(agg: Aggregates, spec: AggregateSpec, gname: str) -> list:
 
 def _confusion_rows(mm: Metric, conf, groups: list, compared, classes, positives, *,
                     multiclass: bool, favourable: str) -> list[_StatRow]:
-    """One row of two groups' counts per component, class and compared pair of a metric."""
+    """One row of two groups' counts per component, class and compared pair of a metric.
+
+    The counts of all pairs of a component and class are taken on arrays (vs-rest: the
+    rest is the total less the group).
+    """
     index = {g: i for i, g in enumerate(groups)}
+    rest = [gb == REST for _, gb in compared]
+    ia = np.array([index[ga] for ga, _ in compared], dtype=np.intp)
+    ib = np.array([0 if r else index[gb] for (_, gb), r in zip(compared, rest, strict=True)],
+                  dtype=np.intp)
+    rest = np.array(rest, dtype=bool)
     rows = []
+    new_row = tuple.__new__
+    made: dict = {}   # one GroupStats per distinct count, shared by the rows
     for comp in (oriented(c, favourable) for c in mm.components):
         for k in (positives if comp.per_class else [None]):
             n, cnt = comp.counts(conf, classes.index(k) if k is not None else 0)
-            n_all, cnt_all = int(n.sum()), int(cnt.sum())  # once: vs-rest subtracts
-            for ga, gb in compared:
-                na, ca = int(n[index[ga]]), int(cnt[index[ga]])
-                if gb == REST:
-                    nb, cb = n_all - na, cnt_all - ca
-                else:
-                    nb, cb = int(n[index[gb]]), int(cnt[index[gb]])
-                rows.append(_StatRow(
-                    mm, comp, k if multiclass and comp.per_class else None, ga, gb,
-                    GroupStats.from_counts(na, ca), GroupStats.from_counts(nb, cb)))
+            sides = _pair_counts(np.asarray(n), np.asarray(cnt), ia, ib, rest, made)
+            if sides is None:   # not whole counts: the one-at-a-time rules (and errors)
+                sides = _pair_counts_one_by_one(n, cnt, compared, index)
+            cls = k if multiclass and comp.per_class else None
+            rows += [new_row(_StatRow, (mm, comp, cls, ga, gb, a, b))
+                     for (ga, gb), a, b in zip(compared, *sides, strict=True)]
     return rows
+
+
+def _pair_counts(n: np.ndarray, cnt: np.ndarray, ia, ib, rest, made: dict | None = None):
+    """``(A stats, B stats)`` of every pair from per-group counts, or ``None``.
+
+    ``None`` unless the counts are whole numbers with ``0 <= count <= n`` on both sides
+    (what :meth:`GroupStats.from_counts` accepts; anything else goes one by one, which
+    says what is wrong).  ``made`` holds the statistics made so far, by count.
+    """
+    if not (np.issubdtype(n.dtype, np.integer) and np.issubdtype(cnt.dtype, np.integer)):
+        return None
+    n_a, c_a = n[ia], cnt[ia]
+    n_b = np.where(rest, n.sum() - n_a, n[ib])
+    c_b = np.where(rest, cnt.sum() - c_a, cnt[ib])
+    if not all(((c >= 0) & (c <= m)).all() for m, c in ((n_a, c_a), (n_b, c_b))):
+        return None
+    made = {} if made is None else made
+    return _stats_of_counts(n_a, c_a, made), _stats_of_counts(n_b, c_b, made)
+
+
+def _pair_counts_one_by_one(n, cnt, compared, index):
+    """``(A stats, B stats)`` of every pair, one :meth:`GroupStats.from_counts` each."""
+    n_all, cnt_all = int(n.sum()), int(cnt.sum())  # once: vs-rest subtracts
+    a_side, b_side = [], []
+    for ga, gb in compared:
+        na, ca = int(n[index[ga]]), int(cnt[index[ga]])
+        if gb == REST:
+            nb, cb = n_all - na, cnt_all - ca
+        else:
+            nb, cb = int(n[index[gb]]), int(cnt[index[gb]])
+        a_side.append(GroupStats.from_counts(na, ca))
+        b_side.append(GroupStats.from_counts(nb, cb))
+    return a_side, b_side
+
+
+#: :class:`GroupStats` fields and defaults, for making many without ``__init__``; only
+#: while the class has nothing but its fields to set up (else ``from_counts`` one by one).
+_STATS_DEFAULTS = {f.name: f.default for f in dataclasses.fields(GroupStats)}
+_STATS_FAST = (not hasattr(GroupStats, "__post_init__") and "__slots__" not in vars(GroupStats)
+               and {"n", "total", "total_sq", "cost_max", "binary"} <= set(_STATS_DEFAULTS)
+               and all(v is not dataclasses.MISSING for k, v in _STATS_DEFAULTS.items()
+                       if k not in ("n", "total", "total_sq")))
+
+
+def _stats_of_counts(n: np.ndarray, k: np.ndarray, made: dict) -> list[GroupStats]:
+    """``GroupStats.from_counts(n[i], k[i])`` for every ``i`` (valid whole counts).
+
+    The same numbers ``from_counts`` stores: ``n`` as ``int(float(n))``, the cost total
+    and total of squares as ``float(k) * 1.0``, binary, with ``cost_max`` 1.  Equal counts
+    share one (frozen) object, kept in ``made``: vs-rest over 100,000 groups has a few
+    thousand distinct ones.
+    """
+    if not _STATS_FAST:
+        return [GroupStats.from_counts(a, b) for a, b in zip(n.tolist(), k.tolist(),
+                                                             strict=True)]
+    ns = n.astype(np.float64).astype(np.int64).tolist()
+    totals = (k.astype(np.float64) * 1.0).tolist()
+    new, put = object.__new__, object.__setattr__
+    base = {**_STATS_DEFAULTS, "cost_max": 1.0, "binary": True}
+    out = []
+    for key in zip(ns, totals, strict=True):
+        g = made.get(key)
+        if g is None:
+            g = made[key] = new(GroupStats)
+            put(g, "__dict__", {**base, "n": key[0], "total": key[1], "total_sq": key[1]})
+        out.append(g)
+    return out
 
 
 def _check_cost_range(cm, column: str, cost_max: float) -> None:
@@ -442,12 +540,25 @@ def audit_aggregates(
     max_comparisons: int = 10_000,
 ) -> AuditResult:
     """Build an :class:`AuditResult` from engine output (used by :func:`audit`)."""
+    with _collection_paused():
+        return _audit_aggregates(agg, spec, metrics=metrics, cost_max=cost_max,
+                                 comparison=comparison, reference=reference, method=method,
+                                 confidence_level=confidence_level, pos_label=pos_label,
+                                 seed=seed, options=options, error_control=error_control,
+                                 favourable=favourable, tolerance=tolerance,
+                                 max_comparisons=max_comparisons)
+
+
+def _audit_aggregates(agg, spec, *, metrics, cost_max, comparison, reference, method,
+                      confidence_level, pos_label, seed, options, error_control, favourable,
+                      tolerance, max_comparisons) -> AuditResult:
     from fairbound._version import __version__
 
     method = get_method(method)  # a name is looked up here, once; a method passes through
     gname = " & ".join(spec.group)
     groups = _audited_groups(agg, spec, gname)
-    reference = resolve_reference(groups, reference, comparison, gname, agg.group_rows())
+    sizes = agg.group_rows()
+    reference = resolve_reference(groups, reference, comparison, gname, sizes)
     task, classes, positives = "cost", (), []
     conf_metrics = [mm for mm in metrics if mm is not COST]
     conf = None
@@ -469,15 +580,20 @@ def audit_aggregates(
     comps, n_tests = _build_from_stats(
         rows, method=method, confidence_level=confidence_level, seed=seed, options=options,
         error_control=error_control, tolerance=tolerance)
-    small = sorted({str(_jsonable(g)) for c in comps for g, s in ((c.group_a, c.a),
-                                                                    (c.group_b, c.b))
-                    if s is not None and 0 < s.n < SMALL_GROUP})
+    small_names = set()
+    for c in comps:
+        a, b = c.a, c.b
+        if a is not None and 0 < a.n < SMALL_GROUP:
+            small_names.add(str(_jsonable(c.group_a)))
+        if b is not None and 0 < b.n < SMALL_GROUP:
+            small_names.add(str(_jsonable(c.group_b)))
+    small = sorted(small_names)
     if small:
         warnings.warn(f"small groups (fewer than {SMALL_GROUP} rows in some denominator): "
-                      f"{', '.join(small[:10])}", SmallGroupWarning, stacklevel=3)
+                      f"{', '.join(small[:10])}", SmallGroupWarning, stacklevel=4)
     return AuditResult(
         comparisons=comps,
-        groups=tuple((g, n) for g, n in agg.group_rows().items()),
+        groups=tuple(sizes.items()),
         classes=tuple(classes), positive=positives[0] if len(positives) == 1 else None,
         task=task, n_rows=agg.n_rows, excluded=dict(agg.excluded), engine=agg.engine,
         source=agg.source, metrics=tuple(mm.name for mm in metrics), comparison=comparison,

@@ -11,8 +11,8 @@ the data) use them, so the results do not import the builder.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass, field, fields
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -21,6 +21,8 @@ from fairbound._validate import check_seed
 from fairbound._words import SMALL_GROUP
 from fairbound.audits.control import controlled
 from fairbound.audits.verdicts import (
+    A_DISADVANTAGED,
+    B_DISADVANTAGED,
     DISADVANTAGED,
     NO_EVIDENCE,
     NO_GAP,
@@ -280,6 +282,22 @@ class Comparison:
         }
 
 
+#: The fields of :class:`Comparison`, in order.
+_FIELDS = tuple(f.name for f in fields(Comparison))
+
+
+def _new(values: dict) -> Comparison:
+    """A :class:`Comparison` of ``values`` (every field, in field order) without ``__init__``.
+
+    The same object the frozen dataclass's ``__init__`` makes (it only stores the fields),
+    in a fraction of the time: audits make one per comparison, 100,000 for vs-rest over
+    100,000 groups.
+    """
+    c = object.__new__(Comparison)
+    object.__setattr__(c, "__dict__", values)
+    return c
+
+
 def required_total_n(
     a: GroupStats, b: GroupStats, *, method: str | IntervalMethod, confidence_level: float,
     seed: int = 0,
@@ -386,7 +404,7 @@ def required_parity_n(
 
 def _compare(metric, component, rate, rate_is_cost, cls, ga, gb, a, b, *, method,
              family_level, interval_level, seed, options, tolerance=None,
-             pre=None) -> Comparison:
+             pre=None, resolved=None) -> Comparison:
     requested = get_method(method)
     common = dict(metric=metric, component=component, rate=rate, cls=cls, group_a=ga,
                   group_b=gb, a=a, b=b, confidence_level=family_level,
@@ -395,14 +413,16 @@ def _compare(metric, component, rate, rate_is_cost, cls, ga, gb, a, b, *, method
                   options=tuple(sorted(options.items())), tolerance=tolerance)
     notes = []
     # a metric's own caveat (equalized_odds_cost: which reading of the paper) rides along
-    metric_note = [METRICS[metric].note] if metric in METRICS and METRICS[metric].note else []
+    metric_note = _metric_note(metric)
     for name, s in ((ga, a), (gb, b)):
         if s.n <= 0:
             notes.append(f"group {_jsonable(name)!r} has no rows in this metric's denominator")
     if notes:
-        return Comparison(estimate=math.nan, low=math.nan, high=math.nan, verdict=NOT_ESTIMABLE,
-                          required_n=math.nan, note="; ".join(notes + metric_note), **common)
-    m = resolve_method(requested, a, b)  # 'auto' -> the method that runs
+        return _made(common, estimate=math.nan, low=math.nan, high=math.nan,
+                     verdict=NOT_ESTIMABLE, required_n=math.nan,
+                     note="; ".join(notes + metric_note))
+    # 'auto' -> the method that runs (``resolved``: already resolved for these groups)
+    m = resolve_method(requested, a, b) if resolved is None else resolved
     common.update(method=m.name, guarantee=m.guarantee)
     small = [f"small group {_jsonable(n)!r} (n={s.n:g})" for n, s in ((ga, a), (gb, b))
              if s.n < SMALL_GROUP]
@@ -413,17 +433,16 @@ def _compare(metric, component, rate, rate_is_cost, cls, ga, gb, a, b, *, method
             lo, hi = difference_interval(a, b, method=m, confidence_level=interval_level,
                                          rng=seed, **options)
         except NotEstimable as exc:
-            return Comparison(estimate=a.mean - b.mean, low=math.nan, high=math.nan,
-                              verdict=NOT_ESTIMABLE, required_n=math.nan,
-                              note="; ".join([str(exc)] + metric_note), **common)
+            return _made(common, estimate=a.mean - b.mean, low=math.nan, high=math.nan,
+                         verdict=NOT_ESTIMABLE, required_n=math.nan,
+                         note="; ".join([str(exc)] + metric_note))
         need = required_total_n(a, b, method=m, confidence_level=interval_level,
                                 seed=seed, options=options)
     v = verdict(lo, hi, tolerance, a.cost_max)
     if v in (NO_EVIDENCE, NO_GAP) and math.isfinite(need) and need <= a.n + b.n:
         # the planner approximates: never claim that fewer examples than are already
         # there would settle it; say the gap is at the edge of what the method resolves
-        small.append("the planned n is not above the current n (the observed gap is at the "
-                     "edge of what these data resolve)")
+        small.append(_EDGE)
         need = math.nan
     parity = math.nan
     if tolerance is not None:
@@ -431,10 +450,26 @@ def _compare(metric, component, rate, rate_is_cost, cls, ga, gb, a, b, *, method
                                    tolerance=tolerance, seed=seed, options=options)
         if v == NO_GAP and math.isfinite(parity):
             parity = float(min(parity, a.n + b.n))
-    return Comparison(estimate=a.mean - b.mean, low=lo, high=hi, verdict=v,
-                      required_n=need, note="; ".join(small + metric_note),
-                      required_n_parity=parity,
-                      **common)
+    return _made(common, estimate=a.mean - b.mean, low=lo, high=hi, verdict=v,
+                 required_n=need, note="; ".join(small + metric_note),
+                 required_n_parity=parity)
+
+
+#: The note of a gap whose planned n is not above the current n.
+_EDGE = ("the planned n is not above the current n (the observed gap is at the edge of "
+         "what these data resolve)")
+
+
+def _metric_note(metric: str) -> list[str]:
+    """``[note]`` of a registered metric with a caveat, else ``[]``."""
+    return [METRICS[metric].note] if metric in METRICS and METRICS[metric].note else []
+
+
+def _made(common: dict, **values) -> Comparison:
+    """``Comparison(**common, **values)`` (``required_n_parity`` NaN unless given)."""
+    values.setdefault("required_n_parity", math.nan)
+    every = {**common, **values}
+    return _new({f: every[f] for f in _FIELDS})
 
 
 #: Comparisons of one closed-form method and level from which intervals and plans are
@@ -442,46 +477,9 @@ def _compare(metric, component, rate, rate_is_cost, cls, ga, gb, a, b, *, method
 VECTOR_MIN = 64
 
 
-def _vectorised(items, method: str | IntervalMethod,
-                options: dict) -> dict[int, tuple[float, float, float]]:
-    """``(low, high, required_n)`` by item index, for closed-form methods, on arrays.
+class _StatRow(NamedTuple):
+    """Two groups' statistics on one metric component and class (a row to compare)."""
 
-    ``items`` are ``(row, interval_level)``.  Only methods with a vectorised form and no
-    options, and only batches of at least :data:`VECTOR_MIN` comparisons, are computed
-    here (each entry equals the one-at-a-time value; ``tests/stats/test_vectorised.py``);
-    a comparison the method cannot estimate is left to the one-at-a-time path, which
-    says why.
-    """
-    if options:
-        return {}
-    batches: dict[tuple[str, float], list[int]] = {}
-    found: dict[str, IntervalMethod] = {}
-    for k, (r, level) in enumerate(items):
-        if r.a.n <= 0 or r.b.n <= 0:
-            continue
-        m = resolve_method(method, r.a, r.b)
-        if (m.vectorised is None or m.required_n is not None
-                or (m.binary_only and not (r.a.binary and r.b.binary))):
-            continue
-        found[m.name] = m
-        batches.setdefault((m.name, level), []).append(k)
-    out: dict[int, tuple[float, float, float]] = {}
-    for (name, level), keys in batches.items():
-        if len(keys) < VECTOR_MIN:
-            continue
-        a = StatsArrays.from_stats([items[k][0].a for k in keys])
-        b = StatsArrays.from_stats([items[k][0].b for k in keys])
-        lo, hi = intervals_many(found[name], a, b, level)
-        need = required_n_many(found[name], a, b, level)
-        for k, lo_k, hi_k, n_k in zip(keys, lo.tolist(), hi.tolist(), need.tolist(),
-                                      strict=True):
-            if math.isfinite(lo_k) and math.isfinite(hi_k):
-                out[k] = (lo_k, hi_k, n_k)
-    return out
-
-
-@dataclass(frozen=True)
-class _StatRow:
     metric: Metric
     component: Component | None
     cls: Any
@@ -501,6 +499,224 @@ def _row_parts(r) -> tuple[str, str, str, bool]:
     return metric, r.component.name, r.component.rate, r.component.rate_is_cost
 
 
+def _all_parts(rows: list) -> list[tuple[str, str, str, bool]]:
+    """:func:`_row_parts` of every row (worked out once per metric and component)."""
+    memo: dict = {}
+    out = []
+    for r in rows:
+        if type(r) is _StatRow:
+            key = (id(r.metric), id(r.component))
+            p = memo.get(key)
+            if p is None:
+                p = memo[key] = _row_parts(r)
+        else:
+            p = _row_parts(r)
+        out.append(p)
+    return out
+
+
+def _shown(g):
+    """:func:`_jsonable` of a group (text as it is)."""
+    return g if type(g) is str else _jsonable(g)
+
+
+class _Items:
+    """The rows of an audit in build order (family by family), as columns.
+
+    A family is the rows of one metric, class and pair of groups (the components adjusted
+    together).  ``a`` and ``b`` keep the rows' own statistics; the arrays hold their
+    moments for the computations on arrays.
+    """
+
+    def __init__(self, rows: list, requested: IntervalMethod):
+        parts = _all_parts(rows)
+        fams: dict[tuple, list[int]] = {}
+        for i, (r, p) in enumerate(zip(rows, parts, strict=True)):
+            fams.setdefault((p[0], r.cls, _shown(r.group_a), _shown(r.group_b)), []).append(i)
+        self.families = [len(f) for f in fams.values()]
+        if len(fams) == len(rows):   # families of one row each: the rows' own order
+            self.rows, self.parts, self.size = rows, parts, [1] * len(rows)
+        else:
+            order = [i for f in fams.values() for i in f]
+            self.rows = [rows[i] for i in order]
+            self.parts = [parts[i] for i in order]
+            self.size = [k for k in self.families for _ in range(k)]  # each one's family
+        self.a = [r.a for r in self.rows]
+        self.b = [r.b for r in self.rows]
+        self.na = np.array([s.n for s in self.a], dtype=float)
+        self.nb = np.array([s.n for s in self.b], dtype=float)
+        self.estimable = (self.na > 0) & (self.nb > 0)
+        # what each comparison runs ('auto' resolved for its groups), once for every build
+        # and once per pair of statistics objects (rows of equal counts share them)
+        resolved: dict[tuple[int, int], IntervalMethod] = {}
+        self.method = []
+        for a, b, ok in zip(self.a, self.b, self.estimable.tolist(), strict=True):
+            m = None
+            if ok:
+                m = resolved.get((id(a), id(b)))
+                if m is None:
+                    m = resolved[id(a), id(b)] = resolve_method(requested, a, b)
+            self.method.append(m)
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    def moments(self, side: str, keys: np.ndarray):
+        """:class:`StatsArrays` of side ``"a"`` or ``"b"`` of the items ``keys``."""
+        stats = self.a if side == "a" else self.b
+        n = self.na if side == "a" else self.nb
+        pick = [stats[k] for k in keys.tolist()]
+        return StatsArrays(
+            n=n[keys], total=np.array([s.total for s in pick], dtype=float),
+            total_sq=np.array([s.total_sq for s in pick], dtype=float),
+            cost_max=np.array([s.cost_max for s in pick], dtype=float),
+            binary=all(s.binary for s in pick))
+
+
+def _vectorised(items: _Items, levels: list[float],
+                options: dict) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """``(done, low, high, required_n)`` per item, for closed-form methods, on arrays.
+
+    Only methods with a vectorised form and no options, and only batches (one method and
+    level) of at least :data:`VECTOR_MIN` comparisons, are computed here (each entry equals
+    the one-at-a-time value; ``tests/stats/test_vectorised.py``); a comparison the method
+    cannot estimate is left to the one-at-a-time path (``done`` False), which says why.
+    """
+    k = len(items)
+    done = np.zeros(k, dtype=bool)
+    lo, hi, need = np.full(k, np.nan), np.full(k, np.nan), np.full(k, np.nan)
+    if options or k < VECTOR_MIN:
+        return done, lo, hi, need
+    batches: dict[tuple[str, float], list[int]] = {}
+    found: dict[str, IntervalMethod] = {}
+    for i, m in enumerate(items.method):
+        if m is None or m.vectorised is None or m.required_n is not None:
+            continue
+        if m.binary_only and not (items.a[i].binary and items.b[i].binary):
+            continue
+        found[m.name] = m
+        batches.setdefault((m.name, levels[i]), []).append(i)
+    for (name, level), keys in batches.items():
+        if len(keys) < VECTOR_MIN:
+            continue
+        idx = np.array(keys, dtype=np.intp)
+        a, b = items.moments("a", idx), items.moments("b", idx)
+        lo_k, hi_k = intervals_many(found[name], a, b, level)
+        need_k = required_n_many(found[name], a, b, level)
+        ok = np.isfinite(lo_k) & np.isfinite(hi_k)
+        done[idx[ok]] = True
+        lo[idx[ok]], hi[idx[ok]], need[idx[ok]] = lo_k[ok], hi_k[ok], need_k[ok]
+    return done, lo, hi, need
+
+
+class _Built:
+    """One build of an audit's comparisons: verdicts now, :class:`Comparison` s on demand.
+
+    Comparisons computed one at a time are made as they are computed; those computed on
+    arrays are made by :meth:`comparisons`, so that the builds the error control discards
+    (``fdr`` tries several levels) make none.
+    """
+
+    def __init__(self, items: _Items, verdicts: list, made: dict, columns: dict):
+        self.items = items
+        self.verdicts = verdicts
+        self.made = made
+        self.columns = columns
+
+    def discoveries(self) -> int:
+        """How many verdicts claim a gap."""
+        return sum(1 for v in self.verdicts if v in DISADVANTAGED)
+
+    def comparisons(self) -> list[list[Comparison]]:
+        """The comparisons, family by family."""
+        it, col = self.items, self.columns
+        out: list[Comparison | None] = [self.made.get(k) for k in range(len(it))]
+        level, seed, options = col["confidence_level"], col["seed"], col["options"]
+        tolerance, levels = col["tolerance"], col["levels"]
+        for k, est, lo, hi, need, note, parity in zip(
+                col["keys"], col["estimate"], col["low"], col["high"], col["need"],
+                col["note"], col["parity"], strict=True):
+            r = it.rows[k]
+            metric, name, rate, ric = it.parts[k]
+            m = it.method[k]
+            out[k] = _new({
+                "metric": metric, "component": name, "rate": rate, "cls": r.cls,
+                "group_a": r.group_a, "group_b": r.group_b, "a": r.a, "b": r.b,
+                "estimate": est, "low": lo, "high": hi, "confidence_level": level,
+                "interval_level": levels[k], "method": m.name, "guarantee": m.guarantee,
+                "verdict": self.verdicts[k], "required_n": need, "note": note,
+                "rate_is_cost": ric, "seed": seed, "options": options,
+                "tolerance": tolerance, "required_n_parity": parity,
+            })
+        fams, start = [], 0
+        for size in it.families:
+            fams.append(out[start:start + size])
+            start += size
+        return fams
+
+
+def _finish_arrays(items: _Items, keys: np.ndarray, lo, hi, need, levels, *,
+                   confidence_level, seed, options, tolerance) -> tuple[list, dict]:
+    """Verdicts, plans and notes of the items ``keys`` whose intervals came on arrays.
+
+    What :func:`_compare` does with a ``pre`` computed interval, on arrays (the same
+    operations on the same doubles) and with the notes, parity plans and rounding of
+    :func:`_compare` where a comparison needs them.
+    """
+    na, nb = items.na[keys], items.nb[keys]
+    a_side = [items.a[k] for k in keys.tolist()]
+    b_side = [items.b[k] for k in keys.tolist()]
+    cost_max = np.array([s.cost_max for s in a_side], dtype=float)
+    total_a = np.array([s.total for s in a_side], dtype=float)
+    total_b = np.array([s.total for s in b_side], dtype=float)
+    is_a, is_b = lo > 0, hi < 0
+    is_b &= ~is_a
+    verdicts = np.full(len(keys), NO_EVIDENCE, dtype=object)
+    if tolerance is not None:
+        verdicts[~is_a & ~is_b & (-tolerance * cost_max < lo)
+                 & (hi < tolerance * cost_max)] = NO_GAP
+    verdicts[is_a] = A_DISADVANTAGED
+    verdicts[is_b] = B_DISADVANTAGED
+    edge = ~(is_a | is_b) & np.isfinite(need) & (need <= na + nb)
+    need = np.where(edge, np.nan, need)
+    small_a, small_b = na < SMALL_GROUP, nb < SMALL_GROUP
+    notes = []
+    plain = {}
+    for j, k in enumerate(keys.tolist()):
+        metric = items.parts[k][0]
+        if metric not in plain:
+            plain[metric] = "; ".join(_metric_note(metric))
+        if small_a[j] or small_b[j] or edge[j]:
+            r = items.rows[k]
+            said = [f"small group {_jsonable(g)!r} (n={s.n:g})"
+                    for g, s, is_small in ((r.group_a, a_side[j], small_a[j]),
+                                           (r.group_b, b_side[j], small_b[j])) if is_small]
+            if edge[j]:
+                said.append(_EDGE)
+            notes.append("; ".join(said + _metric_note(metric)))
+        else:
+            notes.append(plain[metric])
+    verdicts = verdicts.tolist()
+    parity = [math.nan] * len(keys)
+    if tolerance is not None:
+        for j, k in enumerate(keys.tolist()):
+            a, b = a_side[j], b_side[j]
+            p = required_parity_n(a, b, method=items.method[k], confidence_level=levels[k],
+                                  tolerance=tolerance, seed=seed, options=options)
+            if verdicts[j] == NO_GAP and math.isfinite(p):
+                p = float(min(p, a.n + b.n))
+            parity[j] = p
+    with np.errstate(invalid="ignore", divide="ignore"):
+        estimate = total_a / na - total_b / nb
+    columns = {
+        "keys": keys.tolist(), "estimate": estimate.tolist(), "low": lo.tolist(),
+        "high": hi.tolist(), "need": need.tolist(), "note": notes, "parity": parity,
+        "levels": levels, "confidence_level": confidence_level, "seed": seed,
+        "options": tuple(sorted(options.items())), "tolerance": tolerance,
+    }
+    return verdicts, columns
+
+
 def _build_from_stats(rows, *, method, confidence_level, seed, options,
                       error_control="family", tolerance=None) -> tuple[tuple, int]:
     """Comparisons from (metric, component, class, groups, stats) rows, in order.
@@ -517,6 +733,10 @@ def _build_from_stats(rows, *, method, confidence_level, seed, options,
     Exact intervals go through one :class:`~fairbound.stats.exact.IntervalCache` for the
     whole audit: the one the caller made active (``with fairbound.stats.exact.using(c):``),
     else a new one, filled by the batched search and read by the loop.
+
+    Many comparisons of a closed-form method (vs-rest over thousands of groups) are
+    computed on arrays, verdicts and notes too, and their :class:`Comparison` s made once,
+    for the build the error control keeps.
     """
     # one interval cache for the whole audit (every build the error control asks for, and
     # the plans): the caller's when one is active (``with using(cache):``), else the
@@ -524,42 +744,46 @@ def _build_from_stats(rows, *, method, confidence_level, seed, options,
     cache = active()
     if cache is None:
         cache = IntervalCache()
-    families: dict[tuple, list] = {}
-    for r in rows:
-        key = (_row_parts(r)[0], r.cls, _jsonable(r.group_a), _jsonable(r.group_b))
-        families.setdefault(key, []).append(r)
-    m = sum(1 for r in rows if r.a.n > 0 and r.b.n > 0)
+    requested = get_method(method)
+    items = _Items(list(rows), requested)
+    m = int(items.estimable.sum())
 
-    def build(level_of) -> list[list[Comparison]]:
+    def build(level_of) -> _Built:
+        by_size = {k: level_of(k) for k in set(items.size)}
+        levels = [by_size[k] for k in items.size]
         # methods that can batch (the exact interval at large counts) compute every
         # interval of this audit in one vectorised pass; the loop below then reads them
-        items = [(r, level_of(len(fam))) for fam in families.values() for r in fam]
-        prefetch_intervals([(r.a, r.b, level) for r, level in items], method, cache=cache)
+        prefetch_intervals(list(zip(items.a, items.b, levels, strict=True)), requested,
+                           cache=cache)
         # closed-form methods over many comparisons (vs-rest over thousands of groups):
         # intervals and plans on arrays
-        pre = _vectorised(items, method, options) if len(items) >= VECTOR_MIN else {}
-        out = []
-        k = 0
+        done, lo, hi, need = _vectorised(items, levels, options)
+        keys = np.flatnonzero(done)
+        verdicts: list = [None] * len(items)
+        made: dict[int, Comparison] = {}
         with using(cache):
-            for fam in families.values():
-                parts = []
-                for r in fam:
-                    metric, name, rate, ric = _row_parts(r)
-                    parts.append(_compare(
-                        metric, name, rate, ric, r.cls, r.group_a, r.group_b, r.a, r.b,
-                        method=method, family_level=confidence_level,
-                        interval_level=items[k][1], seed=seed, options=options,
-                        tolerance=tolerance, pre=pre.get(k)))
-                    k += 1
-                out.append(parts)
-        return out
+            for k in np.flatnonzero(~done).tolist():
+                r = items.rows[k]
+                metric, name, rate, ric = items.parts[k]
+                c = _compare(metric, name, rate, ric, r.cls, r.group_a, r.group_b, r.a, r.b,
+                             method=requested, family_level=confidence_level,
+                             interval_level=levels[k], seed=seed, options=options,
+                             tolerance=tolerance, resolved=items.method[k])
+                made[k] = c
+                verdicts[k] = c.verdict
+            found, columns = _finish_arrays(
+                items, keys, lo[keys], hi[keys], need[keys], levels,
+                confidence_level=confidence_level, seed=seed, options=options,
+                tolerance=tolerance)
+        for k, v in zip(columns["keys"], found, strict=True):
+            verdicts[k] = v
+        return _Built(items, verdicts, made, columns)
 
     built = controlled(
         build, error_control=error_control, confidence_level=confidence_level, m=m,
-        discoveries=lambda b: sum(1 for parts in b for c in parts
-                                  if c.verdict in DISADVANTAGED))
+        discoveries=lambda b: b.discoveries())
     out: list[Comparison] = []
-    for parts in built:
+    for parts in built.comparisons():
         out.extend(parts)
         if len(parts) > 1:
             out.append(worst(parts))
