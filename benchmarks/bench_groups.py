@@ -1,7 +1,8 @@
 """Audits of many groups: 1,000, 10,000 and 100,000 groups, vs-rest, vs a bare GROUP BY.
 
 Generates (once) Parquet files under ``benchmarks/_data/`` with ``--rows`` rows spread
-evenly (by hash) over G groups, binary ``y`` and ``p``, then times, in this process,
+evenly (by hash) over G groups, binary ``y`` and ``p`` (positive rates 0.45 to 0.55 by
+group), then times, in this process,
 
 * ``fairbound.audit(path, group="g", label="y", prediction="p",
   metrics="demographic_parity", comparison="vs-rest", method=M, max_comparisons=10**7)``:
@@ -37,18 +38,26 @@ DATA = HERE / "_data"
 
 
 def make_parquet(groups: int, rows: int) -> Path:
-    """Write (once) the file; values are hashes of the row number (same on every run)."""
+    """Write (once) the file; values are hashes of the row number (same on every run).
+
+    Group ``j`` (about ``rows / groups`` rows) has positive predictions at the rate
+    ``0.45 + 0.01 (j mod 11)`` and labels at 0.40.  Each column hashes its own multiple of
+    the row number: DuckDB's ``hash(i, k)`` shares its low bits across ``k``, so the
+    first version of this file (``groups_*``), built from ``hash(i, 1) % groups`` and
+    ``hash(i, 3) % 2``, had the prediction constant within every group (rates 0 or 1).
+    """
     import duckdb
 
-    path = DATA / f"groups_{groups}_{rows}.parquet"
+    path = DATA / f"groupsv2_{groups}_{rows}.parquet"
     if path.exists():
         return path
     DATA.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(".tmp")
-    duckdb.sql(f"""COPY (SELECT 'g' || (hash(i, 1) % {int(groups)}) AS g,
-                          CAST(hash(i, 2) % 2 AS TINYINT) AS y,
-                          CAST(hash(i, 3) % 2 AS TINYINT) AS p
-                   FROM range({int(rows)}) t(i)) TO '{tmp}' (FORMAT parquet)""")
+    duckdb.sql(f"""COPY (SELECT 'g' || j AS g,
+                          CAST(hash(4 * i + 2) % 1000 < 400 AS TINYINT) AS y,
+                          CAST(hash(4 * i + 3) % 1000 < 450 + 10 * (j % 11) AS TINYINT) AS p
+                   FROM (SELECT i, hash(4 * i + 1) % {int(groups)} AS j
+                         FROM range({int(rows)}) t(i))) TO '{tmp}' (FORMAT parquet)""")
     tmp.rename(path)
     return path
 
