@@ -83,3 +83,21 @@ def test_an_audit_pauses_the_collector_and_restores_it():
     finally:
         B._build_from_stats = build_rows
         (gc.enable if was else gc.disable)()
+
+
+def test_zero_one_costs_stay_binary_when_groups_exceed_the_sample():
+    # a group above sample_size keeps only part of its costs; the moments still show that
+    # every cost is 0 or C (sum of squares = C * sum), so auto runs the exact interval as
+    # with the whole sample, and a few costs of 0.5 the sample misses still count
+    import pandas as pd
+
+    rng = np.random.default_rng(0)
+    df = pd.DataFrame({"g": rng.choice(["a", "b"], 2000),
+                       "c": (rng.random(2000) < 0.3).astype(float)})
+    whole = fairbound.audit(df, group="g", cost="c").comparisons[0]
+    part = fairbound.audit(df, group="g", cost="c", sample_size=100).comparisons[0]
+    assert whole.method == part.method == "exact"
+    assert (part.low, part.high) == (whole.low, whole.high)
+    df.loc[df.index[:20], "c"] = 0.5
+    assert fairbound.audit(df, group="g", cost="c",
+                           sample_size=100).comparisons[0].method == "betting"

@@ -497,11 +497,15 @@ def _cost_stats(cm, ids: list[int], cost_max: float) -> GroupStats:
     sample = None
     if cm.samples is not None:
         sample = np.concatenate([cm.samples[i] for i in ids])
-    binary = bool(sample is not None and np.all((sample == 0) | (sample == cost_max))
-                  and all(cm.samples_complete[i] for i in ids))
-    if not binary and sample is None:
-        # moments alone: binary iff sum of squares equals C * sum
-        binary = bool(np.isclose(tsq, cost_max * tot) and
+    complete = sample is not None and all(cm.samples_complete[i] for i in ids)
+    on_ends = sample is None or bool(np.all((sample == 0) | (sample == cost_max)))
+    if complete:
+        binary = on_ends
+    else:
+        # no sample, or a sample of part of the rows (groups above sample_size): the
+        # moments decide, since for costs in [0, C] the sum of squares equals C * sum
+        # exactly when every cost is 0 or C
+        binary = bool(on_ends and np.isclose(tsq, cost_max * tot) and
                       np.isclose(tot / cost_max, round(tot / cost_max)))
     return GroupStats(n=int(n), total=tot, total_sq=tsq, cost_max=cost_max,
                       binary=binary, sample=None if binary else sample,
