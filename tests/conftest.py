@@ -143,6 +143,7 @@ LONG = (
     "tests/stats/test_betting_blocks.py::test_pair_blocks_coverage",
     "tests/stats/test_bootstrap.py::test_max_t_band_covers_jointly_under_the_null",
     "tests/stats/test_coverage.py::test_guaranteed_coverage_reduced_grid",
+    "tests/audits/gaps/test_comparison.py::test_fdr_on_arrays_keeps_the_last_build_and_counts_",
     "tests/stats/test_exact.py::test_bound_regime_coverage_by_enumeration",
     "tests/stats/test_exact.py::test_exact_coverage_across_the_switch",
     "tests/stats/test_exact.py::test_restricted_mle_maximises_the_constrained_likelihood",
