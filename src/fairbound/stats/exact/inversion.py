@@ -788,9 +788,6 @@ def _bound_search(tabs: list[_Table], alpha: np.ndarray, tol: np.ndarray,
         ti, to = inner[rows], outer[rows]
         width = np.abs(to - ti)
         zi, zo = z_of(p_in[rows]), z_of(p_out[rows])
-        with np.errstate(divide="ignore", invalid="ignore"):
-            w = np.clip((z[rows] - zi) / (zo - zi), 0.0, 1.0)
-        guess = ti + w * (to - ti)
         lo_, hi_ = np.minimum(ti, to)[:, None], np.maximum(ti, to)[:, None]
         if first:
             # p is 1 at the estimate and drops to gamma at the edge of the nuisance set, so
@@ -803,6 +800,9 @@ def _bound_search(tabs: list[_Table], alpha: np.ndarray, tol: np.ndarray,
             # two candidates 0.02 of the bracket apart around the guess (z(p) is close to
             # linear in d here); after a round that did not halve some bracket, also one
             # halfway to each end of it, so that a poor guess still halves the bracket
+            with np.errstate(divide="ignore", invalid="ignore"):
+                w = np.clip((z[rows] - zi) / (zo - zi), 0.0, 1.0)
+            guess = ti + w * (to - ti)
             pair = guess[:, None] + (sign[rows] * 0.01 * width)[:, None] * np.array([-1.0, 1.0])
             near = pair
             if (width > 0.5 * before[rows]).any():
