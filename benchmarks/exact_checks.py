@@ -10,7 +10,8 @@ Subcommands, each printing what the module's comments quote:
   tables of 12,000 to 2,000,000 examples per group, and from a group of 1 to 12,000
   examples against one of 12,000 to 20,000,000; prints the largest shortfalls.
 * ``newton``: the Chernoff bound after 0, 1, 2, 3 and 5 Newton steps vs 8, on 2,000 random
-  settings; prints the largest relative excess.
+  settings of two large groups and 2,000 of a group of 400 to 12,000 against a larger one
+  (the tables the batched search takes); prints the largest relative excess.
 * ``batch``: 30 tail-bound tables (100,000 to 400,000 examples per group) searched together
   (``_exact_batch``) vs one at a time; prints both times and the largest difference.
 * ``onesided``: the batched tail-bound search (``_bound_search``) vs the general one-table
@@ -106,8 +107,17 @@ def sup(seed: int) -> None:
 
 def newton(seed: int) -> None:
     rng = np.random.default_rng(seed)
-    na = rng.integers(10_000, 1_000_000, 2000).astype(float)
-    nb = rng.integers(10_000, 1_000_000, 2000).astype(float)
+    for name, (a0, a1), (b0, b1) in (
+            ("two groups of 10,000 to 1,000,000", (10_000, 1_000_000), (10_000, 1_000_000)),
+            ("a group of 400 to 12,000 against 12,000 to 20,000,000", (400, 12_000),
+             (12_000, 20_000_000))):
+        print(name)
+        _newton(rng, a0, a1, b0, b1)
+
+
+def _newton(rng, a0, a1, b0, b1) -> None:
+    na = rng.integers(a0, a1, 2000).astype(float)
+    nb = rng.integers(b0, b1, 2000).astype(float)
     pa, pb = rng.uniform(0.03, 0.97, 2000), rng.uniform(0.03, 0.97, 2000)
     sd = np.sqrt(pa * (1 - pa) / na + pb * (1 - pb) / nb)
     c = (pa - pb) + sd * rng.uniform(2, 5, 2000)

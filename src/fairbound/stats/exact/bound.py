@@ -20,10 +20,17 @@ __all__ = ["bound_tail"]
 _BE_CONSTANT = 0.56     # Shevtsova (2010), non-identically distributed summands
 
 
-def _chernoff_log(na, nb, pa, pb, c):
-    """Logarithm of min over lambda >= 0 of E exp(lambda (X/na - Y/nb - c)) (Newton)."""
-    la, qa = np.log(np.maximum(pa, 1e-300)), np.log1p(-np.minimum(pa, 1.0 - 1e-16))
-    lb, qb = np.log(np.maximum(pb, 1e-300)), np.log1p(-np.minimum(pb, 1.0 - 1e-16))
+def _logs(p):
+    """``log p`` and ``log(1 - p)``, clipped away from 0 (the binomial's log rates)."""
+    return np.log(np.maximum(p, 1e-300)), np.log1p(-np.minimum(p, 1.0 - 1e-16))
+
+
+def _chernoff_log(na, nb, pa, pb, c, logs=None):
+    """Logarithm of min over lambda >= 0 of E exp(lambda (X/na - Y/nb - c)) (Newton).
+
+    ``logs``: ``(la, qa, lb, qb)`` of :func:`_logs` when the caller has them already.
+    """
+    la, qa, lb, qb = (*_logs(pa), *_logs(pb)) if logs is None else logs
     var = pa * (1.0 - pa) / na + pb * (1.0 - pb) / nb
     lam = np.maximum(c - (pa - pb), 0.0) / np.maximum(var, 1e-300)
 
@@ -95,9 +102,12 @@ def bound_tail(n_a, n_b, p_a, p_b, delta, s):
     # both tails at once: D - delta >= s, and -D + delta >= s (groups swapped); the sizes
     # broadcast too, so that many tables are bounded in one call
     na_, nb_, pa_, pb_, dl, s_ = np.broadcast_arrays(n_a, n_b, pa, pb, delta, s)
+    # the swapped tail has the same four log rates, swapped: computed once (same bits)
+    (la, qa), (lb, qb) = _logs(pa_), _logs(pb_)
+    logs = (np.stack([la, lb]), np.stack([qa, qb]), np.stack([lb, la]), np.stack([qb, qa]))
     tails = np.exp(_chernoff_log(np.stack([na_, nb_]), np.stack([nb_, na_]),
                                  np.stack([pa_, pb_]), np.stack([pb_, pa_]),
-                                 np.stack([dl + s_, s_ - dl])))
+                                 np.stack([dl + s_, s_ - dl]), logs))
     return np.minimum(1.0, np.minimum(be, tails[0]) + np.minimum(be, tails[1]))
 
 
@@ -133,28 +143,39 @@ def _grid_sup(f, nu, a, b, grid: int, rounds: int, distinct: bool = False):
     of ``[a, b]`` repeats that end (3 of its 7 points when the best point is an end, the
     usual case for the tail bound), and each value is copied to its repeats, so every
     row's numbers, its arg max and the result are the same bits (the arithmetic is
-    element-wise).
+    element-wise).  Nor is a point of the grid before evaluated again (the centre of each
+    local grid, the best point so far, always is one): its value is copied.
     """
     rows = np.arange(nu.shape[0])
 
-    def distinct_values(v):
+    def distinct_values(v, pv=None, pf=None):
         fresh = np.ones(v.shape, bool)
         fresh[:, 1:] = v[:, 1:] != v[:, :-1]        # candidates ascend along each row
-        r, j = np.nonzero(fresh)
         out = np.empty(v.shape)
+        known = fresh
+        if pv is not None:
+            # points of the grid before (the centre, the best point so far, always; at an
+            # end of [a, b] also its neighbour of the first grid) have known values
+            eq = v[:, :, None] == pv[:, None, :]
+            same = eq.any(axis=2)
+            out[same] = np.take_along_axis(pf, eq.argmax(axis=2), axis=1)[same]
+            known = fresh | same
+            fresh = fresh & ~same
+        r, j = np.nonzero(fresh)
         out[r, j] = f(v[r, j], r)
-        first = np.maximum.accumulate(np.where(fresh, np.arange(v.shape[1]), 0), axis=1)
+        first = np.maximum.accumulate(np.where(known, np.arange(v.shape[1]), 0), axis=1)
         return np.take_along_axis(out, first, axis=1)
 
-    values = distinct_values if distinct else f
-    val = values(nu)
+    val = distinct_values(nu) if distinct else f(nu)
     j = val.argmax(axis=1)
     best, c = val[rows, j], nu[rows, j]
     h = (b - a) / (grid - 1)
     off = np.linspace(-1.0, 1.0, 7)
+    pv, pf = nu, val
     for _ in range(rounds):
         cand = np.clip(c[:, None] + h[:, None] * off, a[:, None], b[:, None])
-        v = values(cand)
+        v = distinct_values(cand, pv, pf) if distinct else f(cand)
+        pv, pf = cand, v
         k = v.argmax(axis=1)
         better = v[rows, k] > best
         c = np.where(better, cand[rows, k], c)
