@@ -43,6 +43,7 @@ def preds() -> pd.DataFrame:
 #: entry is a node id prefix (every parameter of a test at once).  A test that grows past
 #: 1 s joins the list; one that gets faster may leave it.
 LONG = (
+    "tests/stats/test_vectorised.py::test_vectorised_equals_one_at_a_time[True-exact]",
     "tests/stats/test_exact_special.py::test_a_large_table_skips_the_package_and_a_later",
     "tests/audits/disagreement/test_audit.py::test_tweets_by_dialect",
     "tests/audits/gaps/test_audit.py::test_compas_harmful_positive",

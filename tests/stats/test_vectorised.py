@@ -28,7 +28,7 @@ def _groups(seed: int, m: int, binary: bool):
 
 
 def test_the_closed_form_methods_have_a_vectorised_form():
-    assert {"wald", "agresti-caffo", "newcombe", "welch"} <= set(VECTORISED)
+    assert {"wald", "agresti-caffo", "newcombe", "welch", "exact"} <= set(VECTORISED)
 
 
 @pytest.mark.parametrize("method", VECTORISED)
@@ -60,7 +60,7 @@ def test_vectorised_equals_one_at_a_time(method, binary):
 def test_methods_without_a_vectorised_form_and_bad_inputs_are_refused():
     a = StatsArrays.from_stats([GroupStats.from_counts(10, 3)])
     with pytest.raises(FairboundError, match="no vectorised form"):
-        intervals_many("exact", a, a)
+        intervals_many("betting", a, a)
     with pytest.raises(FairboundError, match="same length"):
         intervals_many("wald", a, StatsArrays.from_stats([GroupStats.from_counts(5, 1)] * 2))
     with pytest.raises(FairboundError, match="stats\\[0\\]"):

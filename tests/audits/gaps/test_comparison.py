@@ -133,6 +133,42 @@ def test_comparisons_made_on_arrays_are_what_compare_makes(monkeypatch, toleranc
                    for c in comps)
 
 
+@pytest.mark.parametrize("error_control", ["family", "fdr"])
+def test_exact_comparisons_on_arrays_equal_those_made_one_at_a_time(error_control):
+    # 'exact' has an array form (the cache read after the batched search, its planner on
+    # arrays): every field of every comparison equals the one-at-a-time build's
+    from fairbound.audits.gaps import comparison as C
+    from fairbound.audits.gaps.comparison import _StatRow
+    from fairbound.metrics import METRICS
+    from fairbound.stats import GroupStats, get_method
+
+    rng = np.random.default_rng(11)
+    n = rng.integers(15_000, 40_000, 70)
+    n[:3] = [0, 12, 40]             # empty, and small groups (auto: exact-union)
+    k = rng.binomial(n, rng.uniform(0.3, 0.5, n.size))
+    metric = METRICS["demographic_parity"]
+    rows = [_StatRow(metric, metric.components[0], None, f"g{g}", "rest",
+                     GroupStats.from_counts(int(n[g]), int(k[g])),
+                     GroupStats.from_counts(int(n.sum() - n[g]), int(k.sum() - k[g])))
+            for g in range(n.size)]
+    args = dict(method=get_method("auto"), confidence_level=0.95, seed=0, options={},
+                error_control=error_control)
+    items = C._Items(rows, args["method"])
+    exact = [m is not None and m.name == "exact" for m in items.method]
+    assert sum(exact) == n.size - 3
+    assert (C._vectorised(items, [0.99] * len(items), {})[0] == exact).all()
+    fast, m = C._build_from_stats(rows, **args)
+    try:
+        C.VECTOR_MIN = 10**9
+        slow, m_slow = C._build_from_stats(rows, **args)
+    finally:
+        C.VECTOR_MIN = 64
+    assert m == m_slow == n.size - 1 and {c.method for c in fast} >= {"exact", "exact-union"}
+    assert any(c.verdict in ("A disadvantaged", "B disadvantaged") for c in fast)
+    for f, s in zip(fast, slow, strict=True):
+        assert all(_same(getattr(f, x), getattr(s, x)) for x in C._FIELDS), (f, s)
+
+
 def test_a_comparison_made_without_init_is_the_one_init_makes():
     import pickle
     from dataclasses import replace

@@ -575,9 +575,10 @@ class _Items:
 
 def _vectorised(items: _Items, levels: list[float],
                 options: dict) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """``(done, low, high, required_n)`` per item, for closed-form methods, on arrays.
+    """``(done, low, high, required_n)`` per item, for methods with an array form.
 
-    Only methods with a vectorised form and no options, and only batches (one method and
+    Only methods with a vectorised form (and an array planner where the method has its own
+    planner, as ``exact`` has) and no options, and only batches (one method and
     level) of at least :data:`VECTOR_MIN` comparisons, are computed here (each entry equals
     the one-at-a-time value; ``tests/stats/test_vectorised.py``); a comparison the method
     cannot estimate is left to the one-at-a-time path (``done`` False), which says why.
@@ -590,8 +591,10 @@ def _vectorised(items: _Items, levels: list[float],
     batches: dict[tuple[str, float], list[int]] = {}
     found: dict[str, IntervalMethod] = {}
     for i, m in enumerate(items.method):
-        if m is None or m.vectorised is None or m.required_n is not None:
+        if m is None or m.vectorised is None:
             continue
+        if m.required_n is not None and getattr(m.vectorised, "required_n_many", None) is None:
+            continue        # its planner has no array form: one at a time
         if m.binary_only and not (items.a[i].binary and items.b[i].binary):
             continue
         found[m.name] = m
@@ -755,13 +758,13 @@ def _build_from_stats(rows, *, method, confidence_level, seed, options,
         # interval of this audit in one vectorised pass; the loop below then reads them
         prefetch_intervals(list(zip(items.a, items.b, levels, strict=True)), requested,
                            cache=cache)
-        # closed-form methods over many comparisons (vs-rest over thousands of groups):
-        # intervals and plans on arrays
-        done, lo, hi, need = _vectorised(items, levels, options)
-        keys = np.flatnonzero(done)
         verdicts: list = [None] * len(items)
         made: dict[int, Comparison] = {}
         with using(cache):
+            # methods with an array form over many comparisons (vs-rest over thousands of
+            # groups): intervals and plans on arrays (exact ones read the cache)
+            done, lo, hi, need = _vectorised(items, levels, options)
+            keys = np.flatnonzero(done)
             for k in np.flatnonzero(~done).tolist():
                 r = items.rows[k]
                 metric, name, rate, ric = items.parts[k]

@@ -215,14 +215,17 @@ def approximate_required_n(a: GroupStats, b: GroupStats, confidence_level: float
     678
     """
     rho = check_confidence_level(confidence_level)
-    alpha = 1.0 - rho
     if a.n <= 0 or b.n <= 0:
         return math.nan
-    pa, pb = a.mean / a.cost_max, b.mean / b.cost_max
+    return _planned_n(a.n, b.n, a.mean / a.cost_max, b.mean / b.cost_max, 1.0 - rho)
+
+
+def _planned_n(n_a: float, n_b: float, pa: float, pb: float, alpha: float) -> float:
+    """:func:`approximate_required_n` of two groups of sizes ``n_A``, ``n_B`` and rates."""
     gap = abs(pa - pb)
     if not gap > 0:
         return math.inf
-    sa = a.n / (a.n + b.n)
+    sa = n_a / (n_a + n_b)
     sb = 1.0 - sa
     p = sa * pa + sb * pb
     v = p * (1.0 - p)
@@ -254,6 +257,82 @@ def _counts(g: GroupStats, label: str) -> tuple[int, int]:
     return g.count, int(round(n))
 
 
+# --------------------------------------------------------------------------- on arrays
+def _exact_many(a, b, rho) -> tuple[np.ndarray, np.ndarray]:
+    """``exact`` for many pairs of :class:`~fairbound.stats.vectorised.StatsArrays`.
+
+    The tail-bound tables are searched together (as the registry's ``batch`` hook does),
+    then every interval is read from, or computed into, the current cache one at a time:
+    each entry is the number :func:`_exact` gives (the same search of the same table).
+    NaN where :func:`_exact` raises :class:`NotEstimable` (sizes that are not whole
+    numbers, different ``cost_max``), so that the one-at-a-time path says why.
+    """
+    m = np.size(a.n)
+    lo, hi = np.full(m, math.nan), np.full(m, math.nan)
+    rho = check_confidence_level(rho)
+    alpha = 1.0 - rho
+    g = alpha * GAMMA_SHARE
+    cache = current()
+    ok = ((a.cost_max == b.cost_max) & (np.abs(a.n - np.round(a.n)) <= 1e-9)
+          & (np.abs(b.n - np.round(b.n)) <= 1e-9) & (a.n > 0) & (b.n > 0))
+    rows = np.flatnonzero(ok)
+    # GroupStats.count and _counts: int(round(.)) of the same doubles
+    ka = [int(round(x)) for x in (a.total[rows] / a.cost_max[rows]).tolist()]
+    kb = [int(round(x)) for x in (b.total[rows] / b.cost_max[rows]).tolist()]
+    na = [int(round(x)) for x in a.n[rows].tolist()]
+    nb = [int(round(x)) for x in b.n[rows].tolist()]
+    todo: dict[tuple, _Table] = {}
+    keys = []
+    for t in zip(ka, na, kb, nb, strict=True):
+        x_a, n_a, x_b, n_b = t if (t[1], t[0]) <= (t[3], t[2]) else (t[2], t[3], t[0], t[1])
+        key = (x_a, n_a, x_b, n_b, alpha, g, 1e-3)
+        keys.append(key)
+        if key in cache or key in todo:
+            continue
+        tab = _Table(x_a, n_a, x_b, n_b, g)
+        if _bound_only(tab):
+            todo[key] = tab
+    if todo:
+        batch = list(todo)
+        res = _bound_search([todo[k] for k in batch], np.full(len(batch), alpha),
+                            np.full(len(batch), 1e-3))
+        for key, (x, y) in zip(batch, res, strict=True):
+            cache.store(key, x, y)
+    for i, key, t in zip(rows.tolist(), keys, zip(ka, na, kb, nb, strict=True), strict=True):
+        x, y = _cached_interval(*key[:4], alpha, g, 1e-3, cache)
+        if key[:4] != t:                       # computed with the groups swapped
+            x, y = -y, -x
+        c = float(a.cost_max[i])
+        lo[i], hi[i] = x * c, y * c
+    return lo, hi
+
+
+def _exact_required_n_many(a, b, rho) -> np.ndarray:
+    """:func:`approximate_required_n` (rounded up, as the audit's planner does) per pair.
+
+    Entry by entry the same arithmetic as the one-at-a-time planner: NaN for an empty
+    group or a gap that is not a number, ``inf`` for a zero gap.
+    """
+    rho = check_confidence_level(rho)
+    out = np.full(np.size(a.n), math.nan)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        d = a.total / a.n - b.total / b.n
+    for i in np.flatnonzero(np.isfinite(d)).tolist():
+        if d[i] == 0:
+            out[i] = math.inf
+            continue
+        n_a, n_b = float(a.n[i]), float(b.n[i])
+        if n_a <= 0 or n_b <= 0:
+            continue
+        need = _planned_n(n_a, n_b, float(a.total[i] / n_a / a.cost_max[i]),
+                          float(b.total[i] / n_b / b.cost_max[i]), 1.0 - rho)
+        out[i] = float(math.ceil(need)) if math.isfinite(need) else need
+    return out
+
+
+_exact_many.required_n_many = _exact_required_n_many  # the planner on arrays
+
+
 @register_interval(
     "exact",
     guarantee="finite-sample",
@@ -263,6 +342,7 @@ def _counts(g: GroupStats, label: str) -> tuple[int, int]:
     binary_only=True,
     required_n=approximate_required_n,
     batch=_exact_batch,
+    vectorised=_exact_many,
 )
 def _exact(a, b, rho, *, rng=None):
     if a.cost_max != b.cost_max:
