@@ -725,6 +725,21 @@ def _pool():
     return _POOL[pid]
 
 
+def _inverse_quadratic(z, d0, z0, d1, z1, d2, z2):
+    """``d`` at ``z`` of the parabola ``d(z)`` through three points, clipped to ``[d0, d1]``.
+
+    The secant's ``d`` where the three ``z`` are not distinct or not finite.
+    """
+    with np.errstate(divide="ignore", invalid="ignore"):
+        sec = d0 + (z - z0) * (d1 - d0) / (z1 - z0)
+        quad = (d0 * (z - z1) * (z - z2) / ((z0 - z1) * (z0 - z2))
+                + d1 * (z - z0) * (z - z2) / ((z1 - z0) * (z1 - z2))
+                + d2 * (z - z0) * (z - z1) / ((z2 - z0) * (z2 - z1)))
+    g = np.where(np.isfinite(quad), quad, sec)
+    g = np.where(np.isfinite(g), g, 0.5 * (d0 + d1))
+    return np.clip(g, np.minimum(d0, d1), np.maximum(d0, d1))
+
+
 def _bound_search(tabs: list[_Table], alpha: np.ndarray, tol: np.ndarray,
                   points: int = 4) -> list[tuple[float, float]]:
     """Both ends of every table in the tail-bound regime, searched together.
@@ -732,20 +747,24 @@ def _bound_search(tabs: list[_Table], alpha: np.ndarray, tol: np.ndarray,
     Each end is bracketed between the estimate (accepted) and the edge of the nuisance
     set (``p = gamma``, rejected).  Every round tries candidates for all tables and ends in
     one vectorised evaluation: first ``d_hat -+ (1, 1.06, 1.14, 1.3) z se`` (the ends lie
-    near the normal ones), then two candidates 0.02 of the bracket apart around the
-    crossing of ``alpha`` by the straight line through both ends' ``z(p)`` (``p`` is smooth
-    here), with one more halfway to each end of the bracket after a round that did not
-    halve some bracket; it keeps the outermost accepted candidate and the nearest one
-    beyond it, until the bracket is shorter than ``min(1e-5, tol * se)``, and reports the
-    outer, rejected, end.  Past each end the set is scanned 0.02 standard errors in steps
-    of 0.005 (as :func:`_search` does when the counts vary this much); a table with an
-    accepted value there is searched again, alone, by :func:`_search`.  Each row's numbers
-    depend on its own table only, so a table gets the same interval in any batch.
+    near the normal ones); then two candidates ``0.8 min(1e-5, tol * se)`` apart around
+    the crossing of ``alpha`` by the parabola ``d(z(p))`` through the bracket's ends and
+    the candidate next to them (inverse quadratic interpolation, as in Brent's method);
+    after that two candidates 0.02 of the bracket apart around the crossing of the
+    straight line through both ends' ``z(p)`` (``p`` is smooth here), with one more
+    halfway to each end of the bracket after a round that did not halve some bracket; it
+    keeps the outermost accepted candidate and the nearest one beyond it, until the
+    bracket is shorter than ``min(1e-5, tol * se)``, and reports the outer, rejected, end.
+    Past each end the set is scanned 0.02 standard errors in steps of 0.005 (as
+    :func:`_search` does when the counts vary this much); a table with an accepted value
+    there is searched again, alone, by :func:`_search`.  Each row's numbers depend on its
+    own table only, so a table gets the same interval in any batch.
 
-    Three rounds and the scan settle the 1,000 groups of 10,000 against their rest of
-    ``benchmarks/bench_groups.py`` at 95% and at ``1 - 0.05/1000``.  On 1,200 random
-    tail-bound tables (``python benchmarks/exact_checks.py onesided``) the ends were
-    never more than 1e-5 inside :func:`_search`'s; see there for the numbers.
+    Two rounds and the scan settle the 1,000 groups of 10,000 against their rest of
+    ``benchmarks/bench_groups.py`` at 95% and at ``1 - 0.05/1000`` (three with the
+    straight line alone).  On 1,200 random tail-bound tables (``python
+    benchmarks/exact_checks.py onesided``) the ends were never more than 1e-5 inside
+    :func:`_search`'s; see there for the numbers.
     """
     from fairbound.stats.exact._special import ufuncs  # the tail bound needs it anyway
 
@@ -782,6 +801,8 @@ def _bound_search(tabs: list[_Table], alpha: np.ndarray, tol: np.ndarray,
 
     live = np.abs(outer - inner) > stop
     first = points in _FIRST_Z
+    second = False
+    third_d, third_p = inner.copy(), p_in.copy()     # a third point near each crossing
     before = np.full(2 * t, np.inf)          # each bracket's width a round earlier
     while live.any():
         rows = np.flatnonzero(live)
@@ -795,7 +816,17 @@ def _bound_search(tabs: list[_Table], alpha: np.ndarray, tol: np.ndarray,
             # asymptotic ones (1.06 and 1.13 times them for the groups of 10,000 of
             # benchmarks/bench_groups.py at 95% and 1 - 0.05/1000)
             near = ti[:, None] + (sign[rows] * se_r[rows] * z[rows])[:, None] * _FIRST_Z[points]
-            first = False
+            first, second = False, True
+        elif second:
+            # after the first round: the parabola d(z(p)) through the bracket's ends and
+            # the candidate next to them predicts the crossing to well within the
+            # tolerance here, so two candidates that close bracket it (where they do not,
+            # the rounds below go on from the bracket they leave)
+            guess = _inverse_quadratic(z[rows], ti, zi, to, zo, third_d[rows],
+                                       z_of(third_p[rows]))
+            near = guess[:, None] + (sign[rows] * 0.4 * stop[rows])[:, None] * np.array(
+                [-1.0, 1.0])
+            second = False
         else:
             # two candidates 0.02 of the bracket apart around the guess (z(p) is close to
             # linear in d here); after a round that did not halve some bracket, also one
@@ -823,6 +854,10 @@ def _bound_search(tabs: list[_Table], alpha: np.ndarray, tol: np.ndarray,
         p_in[rows] = np.where(has, p[k, np.maximum(last, 0)], p_in[rows])
         nxt = last + 1
         beyond = nxt < n_c
+        # the candidate next to the bracket's ends, for the next round's interpolation
+        j3 = np.where(last >= 1, last - 1, np.where(nxt + 1 < n_c, nxt + 1, -1))
+        third_d[rows] = np.where(j3 >= 0, cand[k, np.maximum(j3, 0)], ti)
+        third_p[rows] = np.where(j3 >= 0, p[k, np.maximum(j3, 0)], p_in[rows])
         outer[rows] = np.where(beyond, cand[k, np.minimum(nxt, n_c - 1)], to)
         p_out[rows] = np.where(beyond, p[k, np.minimum(nxt, n_c - 1)], p_out[rows])
         before[rows] = width
