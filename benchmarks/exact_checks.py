@@ -27,6 +27,7 @@ Usage::
     python benchmarks/exact_checks.py newton
     python benchmarks/exact_checks.py batch
     python benchmarks/exact_checks.py onesided --tables 600
+    python benchmarks/exact_checks.py rounds --tables 600
 """
 
 from __future__ import annotations
@@ -203,9 +204,68 @@ def onesided(tables: int, seed: int) -> None:
               f"CPU {t_batch:.2f} s together, {t_alone:.2f} s one at a time")
 
 
+def _random_tables(rng, tables: int):
+    """The two regimes of :func:`onesided`: tables the batched search takes, and levels."""
+    draws = {
+        "two groups of 12,000 to 2,000,000": lambda: (
+            rng.integers(12_000, 2_000_000, 2), rng.uniform(0.02, 0.98, 2)),
+        "2 to 12,000 against 12,000 to 20,000,000": lambda: (
+            np.array([int(np.exp(rng.uniform(np.log(2), np.log(12_000)))),
+                      int(np.exp(rng.uniform(np.log(12_000), np.log(2e7))))]),
+            np.array([rng.uniform(0, 1), rng.uniform(0.02, 0.98)])),
+    }
+    for name, draw in draws.items():
+        tabs, alphas = [], []
+        while len(tabs) < tables:
+            (na, nb), (pa, pb) = draw()
+            alpha = float(rng.choice([0.1, 0.05, 0.05 / 30, 0.05 / 1000]))
+            tab = E._Table(int(na * pa), int(na), int(nb * pb), int(nb), alpha / 50)
+            if E._bound_only(tab):
+                tabs.append((tab.ka, tab.na, tab.kb, tab.nb))
+                alphas.append(alpha)
+        yield name, tabs, np.array(alphas)
+
+
+def rounds(tables: int, seed: int) -> None:
+    import duckdb
+    from bench_groups import make_parquet
+
+    from fairbound.stats.exact import inversion
+
+    counted: list[int] = []
+    plain = inversion._bound_pvalues
+
+    def counting(*args):
+        counted.append(len(args[-1]))
+        return plain(*args)
+
+    def run(tabs, alphas):
+        counted.clear()
+        inversion._bound_pvalues = counting
+        try:
+            inversion._bound_search([E._Table(*t, a / 50) for t, a in zip(tabs, alphas,
+                                                                          strict=True)],
+                                    alphas, np.full(len(tabs), 1e-3))
+        finally:
+            inversion._bound_pvalues = plain
+        return f"{sum(counted):,} rows ({', '.join(f'{c:,}' for c in counted)})"
+
+    for rows in (1_000_000, 10_000_000):
+        path = make_parquet(1000, rows)
+        cells = duckdb.sql(f"SELECT sum(p)::BIGINT, count(*) FROM read_parquet('{path}') "
+                           "GROUP BY g").fetchall()
+        k_all, n_all = sum(c[0] for c in cells), sum(c[1] for c in cells)
+        tabs = [(k, n, k_all - k, n_all - n) for k, n in cells]
+        for alpha in (0.05, 0.05 / 1000):
+            print(f"1,000 groups, {rows:,} rows, level 1 - {alpha:g}: "
+                  f"{run(tabs, np.full(len(tabs), alpha))}")
+    for name, tabs, alphas in _random_tables(np.random.default_rng(seed), tables):
+        print(f"{name}, {len(tabs)} random tables: {run(tabs, alphas)}")
+
+
 def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("check", choices=["scan", "sup", "newton", "batch", "onesided"])
+    ap.add_argument("check", choices=["scan", "sup", "newton", "batch", "onesided", "rounds"])
     ap.add_argument("--tables", type=int, default=300)
     ap.add_argument("--seed", type=int, default=11)
     args = ap.parse_args(argv)
@@ -213,6 +273,8 @@ def main(argv=None) -> None:
         scan(args.tables, args.seed)
     elif args.check == "onesided":
         onesided(args.tables, args.seed)
+    elif args.check == "rounds":
+        rounds(args.tables, args.seed)
     else:
         {"sup": sup, "newton": newton, "batch": batch}[args.check](args.seed)
 

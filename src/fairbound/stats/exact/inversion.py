@@ -747,10 +747,11 @@ def _bound_search(tabs: list[_Table], alpha: np.ndarray, tol: np.ndarray,
     Each end is bracketed between the estimate (accepted) and the edge of the nuisance
     set (``p = gamma``, rejected).  Every round tries candidates for all tables and ends in
     one vectorised evaluation: first ``d_hat -+ (1, 1.06, 1.14, 1.3) z se`` (the ends lie
-    near the normal ones); then two candidates ``0.8 min(1e-5, tol * se)`` apart around
-    the crossing of ``alpha`` by the parabola ``d(z(p))`` through the bracket's ends and
-    the candidate next to them (inverse quadratic interpolation, as in Brent's method);
-    after that two candidates 0.02 of the bracket apart around the crossing of the
+    near the normal ones); then two candidates around the crossing of ``alpha`` by the
+    parabola ``d(z(p))`` through the bracket's ends and the candidate next to them
+    (inverse quadratic interpolation, as in Brent's method), each as far from it as the
+    parabola's and the straight line's crossings differ, at least ``0.4 min(1e-5, tol *
+    se)``; after that two candidates 0.02 of the bracket apart around the crossing of the
     straight line through both ends' ``z(p)`` (``p`` is smooth here), with one more
     halfway to each end of the bracket after a round that did not halve some bracket; it
     keeps the outermost accepted candidate and the nearest one beyond it, until the
@@ -819,13 +820,16 @@ def _bound_search(tabs: list[_Table], alpha: np.ndarray, tol: np.ndarray,
             first, second = False, True
         elif second:
             # after the first round: the parabola d(z(p)) through the bracket's ends and
-            # the candidate next to them predicts the crossing to well within the
-            # tolerance here, so two candidates that close bracket it (where they do not,
-            # the rounds below go on from the bracket they leave)
+            # the candidate next to them predicts the crossing; two candidates either side
+            # of it, as far apart as the parabola and the straight line disagree (at
+            # least 0.8 of the stop, so that where the guess is good they finish the
+            # end; the rounds below go on from the bracket they leave)
             guess = _inverse_quadratic(z[rows], ti, zi, to, zo, third_d[rows],
                                        z_of(third_p[rows]))
-            near = guess[:, None] + (sign[rows] * 0.4 * stop[rows])[:, None] * np.array(
-                [-1.0, 1.0])
+            with np.errstate(divide="ignore", invalid="ignore"):
+                w = np.clip((z[rows] - zi) / (zo - zi), 0.0, 1.0)
+            h = np.maximum(0.4 * stop[rows], np.abs(guess - (ti + w * (to - ti))))
+            near = guess[:, None] + (sign[rows] * h)[:, None] * np.array([-1.0, 1.0])
             second = False
         else:
             # two candidates 0.02 of the bracket apart around the guess (z(p) is close to
