@@ -409,6 +409,31 @@ def test_a_group_against_a_large_rest_is_searched_in_the_batch():
         assert abs(blo - lo) < 1e-5 and abs(bhi - hi) < 1e-5
 
 
+def test_a_table_gets_the_same_interval_in_any_batch():
+    # each row's candidates depend on its own table only (rows take 2 or 4 candidates per
+    # round by their own brackets), so the batched search gives a table the same ends
+    # alone and among others, bit for bit (the audit's cache relies on it)
+    rng = np.random.default_rng(11)
+    tabs, alphas = [], []
+    while len(tabs) < 30:       # two large groups, and a group against a large rest
+        if len(tabs) % 2:
+            na, nb = (int(v) for v in rng.integers(100_000, 400_000, 2))
+        else:
+            na, nb = int(rng.integers(400, 12_000)), int(rng.integers(12_000, 20_000_000))
+        alpha = float(rng.choice([0.05, 0.05 / 30, 0.05 / 1000]))
+        tab = E._Table(int(na * rng.uniform(0.05, 0.9)), na, int(nb * rng.uniform(0.05, 0.9)),
+                       nb, alpha / 50)
+        if E._bound_only(tab):
+            tabs.append((tab.ka, tab.na, tab.kb, tab.nb))
+            alphas.append(alpha)
+    together = E._bound_search([E._Table(*t, a / 50) for t, a in zip(tabs, alphas,
+                                                                     strict=True)],
+                               np.array(alphas), np.full(len(tabs), 1e-3))
+    for t, a, got in zip(tabs, alphas, together, strict=True):
+        alone, = E._bound_search([E._Table(*t, a / 50)], np.array([a]), np.array([1e-3]))
+        assert alone == got, (t, a)
+
+
 def test_tail_bound_rows_on_threads_give_the_same_bits(monkeypatch):
     # rows are split over threads only for speed: every row's supremum is the same bits
     rng = np.random.default_rng(4)

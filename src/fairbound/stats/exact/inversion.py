@@ -753,7 +753,7 @@ def _bound_search(tabs: list[_Table], alpha: np.ndarray, tol: np.ndarray,
     parabola's and the straight line's crossings differ, at least ``0.4 min(1e-5, tol *
     se)``; after that two candidates 0.02 of the bracket apart around the crossing of the
     straight line through both ends' ``z(p)`` (``p`` is smooth here), with one more
-    halfway to each end of the bracket after a round that did not halve some bracket; it
+    halfway to each end of a bracket that the round before did not halve; it
     keeps the outermost accepted candidate and the nearest one beyond it, until the
     bracket is shorter than ``min(1e-5, tol * se)``, and reports the outer, rejected, end.
     Past each end the set is scanned 0.02 standard errors in steps of 0.005 (as
@@ -833,23 +833,33 @@ def _bound_search(tabs: list[_Table], alpha: np.ndarray, tol: np.ndarray,
             second = False
         else:
             # two candidates 0.02 of the bracket apart around the guess (z(p) is close to
-            # linear in d here); after a round that did not halve some bracket, also one
-            # halfway to each end of it, so that a poor guess still halves the bracket
+            # linear in d here); for a row whose last round did not halve its bracket,
+            # also one halfway to each end of it, so that a poor guess still halves it
             with np.errstate(divide="ignore", invalid="ignore"):
                 w = np.clip((z[rows] - zi) / (zo - zi), 0.0, 1.0)
             guess = ti + w * (to - ti)
             pair = guess[:, None] + (sign[rows] * 0.01 * width)[:, None] * np.array([-1.0, 1.0])
             near = pair
-            if (width > 0.5 * before[rows]).any():
-                near = np.c_[0.5 * (ti + pair[:, 0]), pair, 0.5 * (pair[:, 1] + to)]
+            slow = width > 0.5 * before[rows]
+            if slow.any():
+                # rows take 2 or 4 candidates (NaN pads the others): each row's candidates
+                # depend on its own table only, whatever else is in the batch
+                near = np.c_[np.where(slow, 0.5 * (ti + pair[:, 0]), np.nan), pair,
+                             np.where(slow, 0.5 * (pair[:, 1] + to), np.nan)]
         n_c = near.shape[1]
         near = np.clip(near, lo_ + 1e-3 * width[:, None], hi_ - 1e-3 * width[:, None])
-        flat = ti[:, None] + (to - ti)[:, None] * (np.arange(1, n_c + 1) / (n_c + 1.0))
+        count = (~np.isnan(near)).sum(axis=1)
+        j = np.arange(n_c)
+        flat = ti[:, None] + (to - ti)[:, None] * ((j + 1.0) / (count + 1.0)[:, None])
+        flat[j >= count[:, None]] = np.nan
         wide = np.isfinite(zo) & (zo > zi)
         cand = np.where(wide[:, None], near, flat)
-        # candidates ordered from the estimate outwards
-        cand = np.take_along_axis(cand, np.argsort(sign[rows, None] * cand, axis=1), axis=1)
-        p = pvals(np.repeat(rows, n_c), cand.ravel()).reshape(cand.shape)
+        # candidates ordered from the estimate outwards, the padding last
+        order = np.where(np.isnan(cand), np.inf, sign[rows, None] * cand)
+        cand = np.take_along_axis(cand, np.argsort(order, axis=1), axis=1)
+        real = ~np.isnan(cand)
+        p = np.full(cand.shape, np.nan)
+        p[real] = pvals(np.repeat(rows, n_c)[real.ravel()], cand[real])
         acc = p > alpha_r[rows, None]
         k = np.arange(rows.size)
         last = np.where(acc.any(axis=1), n_c - 1 - np.argmax(acc[:, ::-1], axis=1), -1)
@@ -857,9 +867,9 @@ def _bound_search(tabs: list[_Table], alpha: np.ndarray, tol: np.ndarray,
         inner[rows] = np.where(has, cand[k, np.maximum(last, 0)], ti)
         p_in[rows] = np.where(has, p[k, np.maximum(last, 0)], p_in[rows])
         nxt = last + 1
-        beyond = nxt < n_c
+        beyond = nxt < count
         # the candidate next to the bracket's ends, for the next round's interpolation
-        j3 = np.where(last >= 1, last - 1, np.where(nxt + 1 < n_c, nxt + 1, -1))
+        j3 = np.where(last >= 1, last - 1, np.where(nxt + 1 < count, nxt + 1, -1))
         third_d[rows] = np.where(j3 >= 0, cand[k, np.maximum(j3, 0)], ti)
         third_p[rows] = np.where(j3 >= 0, p[k, np.maximum(j3, 0)], p_in[rows])
         outer[rows] = np.where(beyond, cand[k, np.minimum(nxt, n_c - 1)], to)
