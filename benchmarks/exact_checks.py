@@ -28,6 +28,7 @@ Usage::
     python benchmarks/exact_checks.py batch
     python benchmarks/exact_checks.py onesided --tables 600
     python benchmarks/exact_checks.py rounds --tables 600
+    python benchmarks/exact_checks.py islands --tables 400
 """
 
 from __future__ import annotations
@@ -263,9 +264,36 @@ def rounds(tables: int, seed: int) -> None:
         print(f"{name}, {len(tabs)} random tables: {run(tabs, alphas)}")
 
 
+def islands(tables: int, seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    d = np.linspace(-0.999, 0.999, 1999)
+    tried, lost, far = 0, 0, 0.0
+    t = time.process_time()
+    while tried < tables:
+        na = int(np.exp(rng.uniform(np.log(2), np.log(300))))
+        nb = int(np.exp(rng.uniform(np.log(20_000), np.log(10_000_000))))
+        ka = int(rng.binomial(na, rng.uniform(0.05, 0.95)))
+        kb = int(nb * rng.uniform(0.05, 0.95))
+        alpha = float(rng.choice([0.05, 0.05 / 30]))
+        tab = E._Table(ka, na, kb, nb, alpha / 50)
+        if E._bound_only(tab):
+            continue
+        tried += 1
+        lo, hi = E._search(tab, alpha)
+        p = E._pvalues(tab, d)[0]
+        acc = d[p > alpha]
+        out = np.r_[lo - acc[acc < lo - 1e-4], acc[acc > hi + 1e-4] - hi]
+        if out.size:
+            lost += 1
+            far = max(far, float(out.max()))
+    print(f"{tried} tables: {lost} with accepted nulls outside the hull (farthest "
+          f"{far:.3g} past an end); CPU {time.process_time() - t:.1f} s")
+
+
 def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("check", choices=["scan", "sup", "newton", "batch", "onesided", "rounds"])
+    ap.add_argument("check", choices=["scan", "sup", "newton", "batch", "onesided", "rounds",
+                                      "islands"])
     ap.add_argument("--tables", type=int, default=300)
     ap.add_argument("--seed", type=int, default=11)
     args = ap.parse_args(argv)
@@ -275,6 +303,8 @@ def main(argv=None) -> None:
         onesided(args.tables, args.seed)
     elif args.check == "rounds":
         rounds(args.tables, args.seed)
+    elif args.check == "islands":
+        islands(args.tables, args.seed)
     else:
         {"sup": sup, "newton": newton, "batch": batch}[args.check](args.seed)
 

@@ -296,6 +296,39 @@ def test_bound_tail_bounds_the_exact_tail():
         assert float(E.bound_tail(na, nb, pa, pb, d, s)) >= exact - 1e-12
 
 
+def test_bound_tail_is_at_most_hoeffdings_bound():
+    # two Newton steps from the normal optimum can stop far above the Chernoff minimum for
+    # a small skewed group (5 examples at 0.072: 0.087 where the minimum is about 2.7e-4);
+    # Hoeffding's bound caps it, which also bounds how far out a null can be accepted
+    na, nb, pa, pb = 5, 102_095, 0.0718, 0.4918
+    d, s = pa - pb, 0.733
+    got = float(E.bound_tail(na, nb, pa, pb, d, s))
+    hoeffding = 2 * np.exp(-2 * s * s / (1 / na + 1 / nb))
+    assert got <= hoeffding < 0.01
+    rng = np.random.default_rng(5)
+    na, nb = rng.integers(1, 10_000, 500), rng.integers(10_000, 10**7, 500)
+    pa, pb = rng.random(500), rng.random(500)
+    s = rng.uniform(0, 1, 500)
+    cap = 2 * np.exp(-2 * s * s / (1 / na + 1 / nb))
+    assert np.all(E.bound_tail(na, nb, pa, pb, pa - pb, s) <= cap * (1 + 1e-12))
+
+
+@pytest.mark.parametrize("table, alpha", [((9, 18, 4_586_505, 7_541_211), 0.05 / 30),
+                                          ((4, 5, 49_686, 102_095), 0.05),
+                                          ((10, 20, 100_028, 109_253), 0.05 / 30)])
+def test_a_small_group_against_a_large_one_keeps_every_accepted_null(table, alpha):
+    # the bound tests every null; for a small group p(d) can fall below alpha past an end
+    # and rise above it again well past the local scan for islands (these three tables
+    # lost accepted nulls up to 0.2 past an end before the far scan); the hull now holds
+    # every null accepted on a fine grid
+    tab = E._Table(*table, alpha / 50)
+    lo, hi = E._search(tab, alpha)
+    d = np.linspace(-0.999, 0.999, 1999)
+    p = E._pvalues(tab, d)[0]
+    accepted = d[p > alpha]
+    assert accepted.size and lo <= accepted.min() + 1e-9 and accepted.max() - 1e-9 <= hi
+
+
 def test_large_groups_use_the_bound_and_stay_close_to_wald():
     ka, na, kb, nb = 750_000, 5_000_000, 500_000, 5_000_000
     lo, hi = E.exact_interval(ka, na, kb, nb)

@@ -58,14 +58,17 @@ def _chernoff_log(na, nb, pa, pb, c, logs=None):
 def bound_tail(n_a, n_b, p_a, p_b, delta, s):
     """Upper bound on ``P(|X/n_A - Y/n_B - delta| >= s)`` for independent binomials.
 
-    ``X ~ Bin(n_A, p_A)``, ``Y ~ Bin(n_B, p_B)``.  Each tail is bounded by the smaller of
+    ``X ~ Bin(n_A, p_A)``, ``Y ~ Bin(n_B, p_B)``.  Each tail is bounded by the smallest of
 
     * the normal tail plus the Berry-Esseen term ``0.56 sum E|Z_i - EZ_i|^3 / sd^3``
-      (Shevtsova 2010, independent non-identically distributed summands), and
+      (Shevtsova 2010, independent non-identically distributed summands),
     * the Chernoff bound ``min_lambda E exp(lambda (D - c))`` with the exact binomial
-      moment generating functions;
+      moment generating functions, and
+    * Hoeffding's ``exp(-2 t^2 / (1/n_A + 1/n_B))``, ``t`` the threshold's distance from the
+      mean (the Chernoff bound at one ``lambda``: it caps the two Newton steps of the
+      Chernoff minimisation where they stop far from the minimum, small skewed groups);
 
-    both bound the same probability, so their minimum does too.  The two tails are added.
+    all bound the same probability, so their minimum does too.  The two tails are added.
 
     Parameters
     ----------
@@ -108,6 +111,17 @@ def bound_tail(n_a, n_b, p_a, p_b, delta, s):
     tails = np.exp(_chernoff_log(np.stack([na_, nb_]), np.stack([nb_, na_]),
                                  np.stack([pa_, pb_]), np.stack([pb_, pa_]),
                                  np.stack([dl + s_, s_ - dl]), logs))
+    # Hoeffding's bound for each tail, exp(-2 t^2 / (1/n_A + 1/n_B)) with t the threshold's
+    # distance from the mean: the Chernoff bound at one lambda, which the two Newton steps
+    # can miss by far for a small, skewed group (for 5 examples at 0.072 the steps stop at
+    # 0.087 where the minimum is 2.7e-4); with it no bound exceeds 2 exp(-2 s^2 / ...) at
+    # distance s from the centre, which bounds how far out a null can be accepted
+    with np.errstate(divide="ignore", invalid="ignore"):
+        width = 1.0 / n_a + 1.0 / n_b
+        t_up = np.maximum(delta + s - (pa - pb), 0.0)
+        t_down = np.maximum((pa - pb) - (delta - s), 0.0)
+        hoeff = np.exp(-2.0 * np.stack([t_up, t_down]) ** 2 / width)
+    tails = np.minimum(tails, hoeff)
     return np.minimum(1.0, np.minimum(be, tails[0]) + np.minimum(be, tails[1]))
 
 
