@@ -641,10 +641,9 @@ def _far_scan(tab: _Table, alpha: float, lo: float, hi: float,
     if room <= 0:
         return lo, hi
     s_max = math.sqrt(math.log(2.0 / room) * (1.0 / tab.na + 1.0 / tab.nb) / 2.0)
-    q = min(tab.na, tab.nb)
     n_small = min(tab.na, tab.nb)
     k_small = tab.ka if tab.na <= tab.nb else tab.kb
-    step = _FAR_STEP * math.sqrt(max(_smooth(k_small, n_small), 0.25 / n_small) / q)
+    step = _FAR_STEP * math.sqrt(max(_smooth(k_small, n_small), 0.25 / n_small) / n_small)
     out = [lo, hi]
     for side, (end, far) in enumerate(((lo, max(-1.0, tab.d_hat - s_max)),
                                         (hi, min(1.0, tab.d_hat + s_max)))):
@@ -664,7 +663,7 @@ def _far_scan(tab: _Table, alpha: float, lo: float, hi: float,
             continue
         while abs(outer - inner) > stop:
             mid = 0.5 * (inner + outer)
-            pm, full = _pvalues(tab, np.array([mid]), alpha, _SETTLED)
+            pm, _ = _pvalues(tab, np.array([mid]), alpha, _SETTLED)
             if pm[0] > alpha:
                 inner = mid
             else:
