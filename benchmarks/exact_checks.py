@@ -171,25 +171,8 @@ def batch(seed: int) -> None:
 
 
 def onesided(tables: int, seed: int) -> None:
-    rng = np.random.default_rng(seed)
-    draws = {
-        "two groups of 12,000 to 2,000,000": lambda: (
-            rng.integers(12_000, 2_000_000, 2), rng.uniform(0.02, 0.98, 2)),
-        "2 to 12,000 against 12,000 to 20,000,000": lambda: (
-            np.array([int(np.exp(rng.uniform(np.log(2), np.log(12_000)))),
-                      int(np.exp(rng.uniform(np.log(12_000), np.log(2e7))))]),
-            np.array([rng.uniform(0, 1), rng.uniform(0.02, 0.98)])),
-    }
-    for name, draw in draws.items():
-        tabs, alphas, tried = [], [], 0
-        while len(tabs) < tables:
-            (na, nb), (pa, pb) = draw()
-            alpha = float(rng.choice([0.1, 0.05, 0.05 / 30, 0.05 / 1000]))
-            tab = E._Table(int(na * pa), int(na), int(nb * pb), int(nb), alpha / 50)
-            tried += 1
-            if E._bound_only(tab):
-                tabs.append(tab)
-                alphas.append(alpha)
+    for name, raw, alphas, tried in _random_tables(np.random.default_rng(seed), tables):
+        tabs = [E._Table(*t, a / 50) for t, a in zip(raw, alphas, strict=True)]
         t = time.process_time()
         alone = np.array([E._search(x, a) for x, a in zip(tabs, alphas, strict=True)])
         t_alone = time.process_time() - t
@@ -206,7 +189,7 @@ def onesided(tables: int, seed: int) -> None:
 
 
 def _random_tables(rng, tables: int):
-    """The two regimes of :func:`onesided`: tables the batched search takes, and levels."""
+    """Random tables the batched search takes, in two regimes, their levels and draws."""
     draws = {
         "two groups of 12,000 to 2,000,000": lambda: (
             rng.integers(12_000, 2_000_000, 2), rng.uniform(0.02, 0.98, 2)),
@@ -216,15 +199,16 @@ def _random_tables(rng, tables: int):
             np.array([rng.uniform(0, 1), rng.uniform(0.02, 0.98)])),
     }
     for name, draw in draws.items():
-        tabs, alphas = [], []
+        tabs, alphas, tried = [], [], 0
         while len(tabs) < tables:
             (na, nb), (pa, pb) = draw()
             alpha = float(rng.choice([0.1, 0.05, 0.05 / 30, 0.05 / 1000]))
             tab = E._Table(int(na * pa), int(na), int(nb * pb), int(nb), alpha / 50)
+            tried += 1
             if E._bound_only(tab):
                 tabs.append((tab.ka, tab.na, tab.kb, tab.nb))
                 alphas.append(alpha)
-        yield name, tabs, np.array(alphas)
+        yield name, tabs, np.array(alphas), tried
 
 
 def rounds(tables: int, seed: int) -> None:
@@ -260,7 +244,7 @@ def rounds(tables: int, seed: int) -> None:
         for alpha in (0.05, 0.05 / 1000):
             print(f"1,000 groups, {rows:,} rows, level 1 - {alpha:g}: "
                   f"{run(tabs, np.full(len(tabs), alpha))}")
-    for name, tabs, alphas in _random_tables(np.random.default_rng(seed), tables):
+    for name, tabs, alphas, _ in _random_tables(np.random.default_rng(seed), tables):
         print(f"{name}, {len(tabs)} random tables: {run(tabs, alphas)}")
 
 

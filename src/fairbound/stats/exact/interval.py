@@ -143,13 +143,36 @@ def _cached_interval(ka: int, na: int, kb: int, nb: int, alpha: float, g: float,
     return cache.store(key, lo, hi)
 
 
+def _key(ka: int, na: int, kb: int, nb: int, alpha: float) -> tuple:
+    """Cache key of a table in the orientation :func:`exact_interval` computes."""
+    if (na, ka) > (nb, kb):
+        ka, na, kb, nb = kb, nb, ka, na
+    return (ka, na, kb, nb, alpha, alpha * GAMMA_SHARE, 1e-3)
+
+
+def _search_bound_tables(keys, cache: IntervalCache) -> None:
+    """Search the tail-bound tables among ``keys`` not in ``cache`` together, store them."""
+    todo: dict[tuple, _Table] = {}
+    for key in keys:
+        if key in cache or key in todo:
+            continue
+        tab = _Table(*key[:4], key[5])
+        if _bound_only(tab):
+            todo[key] = tab
+    if todo:
+        batch = list(todo)
+        res = _bound_search([todo[k] for k in batch], np.array([k[4] for k in batch]),
+                            np.array([k[6] for k in batch]))
+        for key, (lo, hi) in zip(batch, res, strict=True):
+            cache.store(key, lo, hi)
+
+
 def _exact_batch(items, cache: IntervalCache | None = None) -> None:
     """Registry ``batch`` hook: search every tail-bound table of an audit at once.
 
     The intervals go into ``cache`` (default: the active or process-wide one).
     """
-    cache = current() if cache is None else cache
-    todo: dict[tuple, _Table] = {}
+    keys = []
     for a, b, rho in items:
         if a.cost_max != b.cost_max:
             continue
@@ -158,23 +181,8 @@ def _exact_batch(items, cache: IntervalCache | None = None) -> None:
             kb, nb = _counts(b, "B")
         except NotEstimable:
             continue
-        alpha = 1.0 - float(rho)
-        g = alpha * GAMMA_SHARE
-        if (na, ka) > (nb, kb):                  # the orientation exact_interval computes
-            ka, na, kb, nb = kb, nb, ka, na
-        key = (ka, na, kb, nb, alpha, g, 1e-3)
-        if key in cache or key in todo:
-            continue
-        tab = _Table(ka, na, kb, nb, g)
-        if _bound_only(tab):
-            todo[key] = tab
-    if todo:
-        keys = list(todo)
-        res = _bound_search([todo[k] for k in keys], np.array([k[4] for k in keys]),
-                            np.array([k[6] for k in keys]))
-        for key, (lo, hi) in zip(keys, res, strict=True):
-            cache.store(key, lo, hi)
-
+        keys.append(_key(ka, na, kb, nb, 1.0 - float(rho)))
+    _search_bound_tables(keys, current() if cache is None else cache)
 
 
 # --------------------------------------------------------------------------- planning
@@ -271,7 +279,6 @@ def _exact_many(a, b, rho) -> tuple[np.ndarray, np.ndarray]:
     lo, hi = np.full(m, math.nan), np.full(m, math.nan)
     rho = check_confidence_level(rho)
     alpha = 1.0 - rho
-    g = alpha * GAMMA_SHARE
     cache = current()
     ok = ((a.cost_max == b.cost_max) & (np.abs(a.n - np.round(a.n)) <= 1e-9)
           & (np.abs(b.n - np.round(b.n)) <= 1e-9) & (a.n > 0) & (b.n > 0))
@@ -281,25 +288,10 @@ def _exact_many(a, b, rho) -> tuple[np.ndarray, np.ndarray]:
     kb = [int(round(x)) for x in (b.total[rows] / b.cost_max[rows]).tolist()]
     na = [int(round(x)) for x in a.n[rows].tolist()]
     nb = [int(round(x)) for x in b.n[rows].tolist()]
-    todo: dict[tuple, _Table] = {}
-    keys = []
-    for t in zip(ka, na, kb, nb, strict=True):
-        x_a, n_a, x_b, n_b = t if (t[1], t[0]) <= (t[3], t[2]) else (t[2], t[3], t[0], t[1])
-        key = (x_a, n_a, x_b, n_b, alpha, g, 1e-3)
-        keys.append(key)
-        if key in cache or key in todo:
-            continue
-        tab = _Table(x_a, n_a, x_b, n_b, g)
-        if _bound_only(tab):
-            todo[key] = tab
-    if todo:
-        batch = list(todo)
-        res = _bound_search([todo[k] for k in batch], np.full(len(batch), alpha),
-                            np.full(len(batch), 1e-3))
-        for key, (x, y) in zip(batch, res, strict=True):
-            cache.store(key, x, y)
+    keys = [_key(*t, alpha) for t in zip(ka, na, kb, nb, strict=True)]
+    _search_bound_tables(keys, cache)
     for i, key, t in zip(rows.tolist(), keys, zip(ka, na, kb, nb, strict=True), strict=True):
-        x, y = _cached_interval(*key[:4], alpha, g, 1e-3, cache)
+        x, y = _cached_interval(*key, cache)
         if key[:4] != t:                       # computed with the groups swapped
             x, y = -y, -x
         c = float(a.cost_max[i])
