@@ -303,19 +303,17 @@ def _exact_required_n_many(a, b, rho) -> np.ndarray:
     """:func:`approximate_required_n` (rounded up, as the audit's planner does) per pair.
 
     Entry by entry the same arithmetic as the one-at-a-time planner: NaN for an empty
-    group or a gap that is not a number, ``inf`` for a zero gap.
+    group (its mean is not a number), ``inf`` for a zero gap.
     """
     rho = check_confidence_level(rho)
     out = np.full(np.size(a.n), math.nan)
     with np.errstate(divide="ignore", invalid="ignore"):
-        d = a.total / a.n - b.total / b.n
+        d = np.where((a.n > 0) & (b.n > 0), a.total / a.n - b.total / b.n, math.nan)
     for i in np.flatnonzero(np.isfinite(d)).tolist():
         if d[i] == 0:
             out[i] = math.inf
             continue
         n_a, n_b = float(a.n[i]), float(b.n[i])
-        if n_a <= 0 or n_b <= 0:
-            continue
         need = _planned_n(n_a, n_b, float(a.total[i] / n_a / a.cost_max[i]),
                           float(b.total[i] / n_b / b.cost_max[i]), 1.0 - rho)
         out[i] = float(math.ceil(need)) if math.isfinite(need) else need

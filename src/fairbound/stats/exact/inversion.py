@@ -631,9 +631,8 @@ def _far_scan(tab: _Table, alpha: float, lo: float, hi: float,
     ``alpha`` past an end and rise above it again well beyond the local scan (for 18 of 18
     against 7,541,211 at ``1 - 0.05/30``: accepted again up to 0.5 standard errors out).
     No null farther than ``s* = sqrt(log(2 / (alpha - gamma)) (1/n_A + 1/n_B) / 2)`` from
-    the estimate is accepted: the Chernoff bound with the exact moment generating
-    functions is at most Hoeffding's ``2 exp(-2 s^2 / (1/n_A + 1/n_B))``, and the bound
-    used is at most the Chernoff bound.  So the nulls between each end and ``d_hat -+ s*``
+    the estimate is accepted: :func:`bound_tail` is at most Hoeffding's bound, ``2 exp(-2
+    s^2 / (1/n_A + 1/n_B))`` at distance ``s``.  So the nulls between each end and ``d_hat -+ s*``
     are scanned in steps of :data:`_FAR_STEP` standard errors; past the outermost
     accepted one the crossing is bisected to ``stop`` and its rejected side reported.
     """
@@ -649,18 +648,15 @@ def _far_scan(tab: _Table, alpha: float, lo: float, hi: float,
                                         (hi, min(1.0, tab.d_hat + s_max)))):
         if (far - end) * (1 if side else -1) <= 0:
             continue
-        grid = np.arange(end, far, step if side else -step)[1:]
-        grid = np.r_[grid, far] if grid.size == 0 or grid[-1] != far else grid
+        grid = np.r_[np.arange(end, far, step if side else -step)[1:], far]
         p, _ = _pvalues(tab, grid, alpha, _SCAN_SETTLED)
         acc = np.flatnonzero(p > alpha)
         if not acc.size:
             continue
-        inner = float(grid[acc[-1]])                  # outermost accepted
-        outer = float(grid[acc[-1] + 1]) if acc[-1] + 1 < grid.size else (
-            1.0 if side else -1.0)
-        if abs(outer) >= 1.0 and acc[-1] + 1 >= grid.size:
-            out[side] = outer
+        if acc[-1] + 1 == grid.size:        # accepted out to the edge -1 or 1 (s* past it)
+            out[side] = 1.0 if side else -1.0
             continue
+        inner, outer = float(grid[acc[-1]]), float(grid[acc[-1] + 1])
         while abs(outer - inner) > stop:
             mid = 0.5 * (inner + outer)
             pm, _ = _pvalues(tab, np.array([mid]), alpha, _SETTLED)
@@ -692,15 +688,10 @@ def _bound_only(tab: _Table) -> bool:
     """
     if tab.gamma <= 0:
         return False
-
-    def large(tau: float, box: tuple[float, float]) -> bool:
-        return tau < 0.5 and tau < box[0] and box[1] < 1.0 - tau
-
-    if large(tab.tau_a, tab.cp_a) and large(tab.tau_b, tab.cp_b):
+    if _large_box(tab.tau_a, tab.cp_a) and _large_box(tab.tau_b, tab.cp_b):
         return True
     smooth = min(tab.na * _smooth(tab.ka, tab.na), tab.nb * _smooth(tab.kb, tab.nb))
-    return smooth > _SMOOTH_SPREAD and (large(tab.tau_a, tab.cp_a)
-                                        or large(tab.tau_b, tab.cp_b))
+    return smooth > _SMOOTH_SPREAD and _one_bounded(tab)
 
 
 def _bound_pvalues(na, nb, d_hat, cps, gamma, d):
@@ -867,7 +858,7 @@ def _bound_search(tabs: list[_Table], alpha: np.ndarray, tol: np.ndarray,
     live = np.abs(outer - inner) > stop
     first = points in _FIRST_Z
     second = False
-    third_d, third_p = inner.copy(), p_in.copy()     # a third point near each crossing
+    third_d, third_p = np.full(2 * t, np.nan), np.full(2 * t, np.nan)  # set in round 1
     before = np.full(2 * t, np.inf)          # each bracket's width a round earlier
     while live.any():
         rows = np.flatnonzero(live)
@@ -882,34 +873,36 @@ def _bound_search(tabs: list[_Table], alpha: np.ndarray, tol: np.ndarray,
             # benchmarks/bench_groups.py at 95% and 1 - 0.05/1000)
             near = ti[:, None] + (sign[rows] * se_r[rows] * z[rows])[:, None] * _FIRST_Z[points]
             first, second = False, True
-        elif second:
-            # after the first round: the parabola d(z(p)) through the bracket's ends and
-            # the candidate next to them predicts the crossing; two candidates either side
-            # of it, as far apart as the parabola and the straight line disagree (at
-            # least 0.8 of the stop, so that where the guess is good they finish the
-            # end; the rounds below go on from the bracket they leave)
-            guess = _inverse_quadratic(z[rows], ti, zi, to, zo, third_d[rows],
-                                       z_of(third_p[rows]))
-            with np.errstate(divide="ignore", invalid="ignore"):
-                w = np.clip((z[rows] - zi) / (zo - zi), 0.0, 1.0)
-            h = np.maximum(0.4 * stop[rows], np.abs(guess - (ti + w * (to - ti))))
-            near = guess[:, None] + (sign[rows] * h)[:, None] * np.array([-1.0, 1.0])
-            second = False
         else:
-            # two candidates 0.02 of the bracket apart around the guess (z(p) is close to
-            # linear in d here); for a row whose last round did not halve its bracket,
-            # also one halfway to each end of it, so that a poor guess still halves it
+            # the crossing of alpha by the straight line through both ends' z(p)
             with np.errstate(divide="ignore", invalid="ignore"):
                 w = np.clip((z[rows] - zi) / (zo - zi), 0.0, 1.0)
-            guess = ti + w * (to - ti)
-            pair = guess[:, None] + (sign[rows] * 0.01 * width)[:, None] * np.array([-1.0, 1.0])
-            near = pair
-            slow = width > 0.5 * before[rows]
-            if slow.any():
-                # rows take 2 or 4 candidates (NaN pads the others): each row's candidates
-                # depend on its own table only, whatever else is in the batch
-                near = np.c_[np.where(slow, 0.5 * (ti + pair[:, 0]), np.nan), pair,
-                             np.where(slow, 0.5 * (pair[:, 1] + to), np.nan)]
+            line = ti + w * (to - ti)
+            if second:
+                # after the first round: the parabola d(z(p)) through the bracket's ends and
+                # the candidate next to them predicts the crossing; two candidates either
+                # side of it, as far apart as the parabola and the line disagree (at least
+                # 0.8 of the stop, so that where the guess is good they finish the end; the
+                # rounds below go on from the bracket they leave)
+                guess = _inverse_quadratic(z[rows], ti, zi, to, zo, third_d[rows],
+                                           z_of(third_p[rows]))
+                h = np.maximum(0.4 * stop[rows], np.abs(guess - line))
+                near = guess[:, None] + (sign[rows] * h)[:, None] * np.array([-1.0, 1.0])
+            else:
+                # two candidates 0.02 of the bracket apart around the line's crossing (z(p)
+                # is close to linear in d here); for a row whose last round did not halve
+                # its bracket, also one halfway to each end of it, so that a poor guess
+                # still halves it
+                pair = line[:, None] + (sign[rows] * 0.01 * width)[:, None] * np.array(
+                    [-1.0, 1.0])
+                near = pair
+                slow = width > 0.5 * before[rows]
+                if slow.any():
+                    # rows take 2 or 4 candidates (NaN pads the others): each row's
+                    # candidates depend on its own table only, whatever else is in the batch
+                    near = np.c_[np.where(slow, 0.5 * (ti + pair[:, 0]), np.nan), pair,
+                                 np.where(slow, 0.5 * (pair[:, 1] + to), np.nan)]
+            second = False
         n_c = near.shape[1]
         near = np.clip(near, lo_ + 1e-3 * width[:, None], hi_ - 1e-3 * width[:, None])
         count = (~np.isnan(near)).sum(axis=1)
@@ -932,10 +925,11 @@ def _bound_search(tabs: list[_Table], alpha: np.ndarray, tol: np.ndarray,
         p_in[rows] = np.where(has, p[k, np.maximum(last, 0)], p_in[rows])
         nxt = last + 1
         beyond = nxt < count
-        # the candidate next to the bracket's ends, for the next round's interpolation
-        j3 = np.where(last >= 1, last - 1, np.where(nxt + 1 < count, nxt + 1, -1))
-        third_d[rows] = np.where(j3 >= 0, cand[k, np.maximum(j3, 0)], ti)
-        third_p[rows] = np.where(j3 >= 0, p[k, np.maximum(j3, 0)], p_in[rows])
+        if second:
+            # the first round's candidate next to the bracket's ends (of its 4, one is
+            # always left), for the second round's parabola
+            j3 = np.where(last >= 1, last - 1, nxt + 1)
+            third_d[rows], third_p[rows] = cand[k, j3], p[k, j3]
         outer[rows] = np.where(beyond, cand[k, np.minimum(nxt, n_c - 1)], to)
         p_out[rows] = np.where(beyond, p[k, np.minimum(nxt, n_c - 1)], p_out[rows])
         before[rows] = width
