@@ -250,3 +250,27 @@ def test_default_audit_null_very_unequal_groups_run_exact_union(cell):
     assert {c.method for c in res.comparisons} == {"exact-union"}
     reps = 100
     _assert_rate_ok(_false_claims_cost(cell, reps, "binary"), reps, len(UNION_CELLS))
+
+
+# A small group against a group large enough that the tail bound tests every null, below
+# UNION_RATIO: auto runs exact, and the one-table search widens its hull to every accepted
+# null out to the Hoeffding limit (the far scan; before it, 54 of 400 such random tables
+# left accepted nulls out: python benchmarks/exact_checks.py islands). Its guarantee,
+# through the default audit, per cell (about 13 s a cell, so under -m slow).
+FAR_CELLS = [(12, 20_000, 0.5), (30, 40_000, 0.3), (8, 15_000, 0.5)]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("cell", FAR_CELLS)
+def test_default_audit_null_small_group_against_a_tail_bound_group(cell):
+    import fairbound.stats.exact as E
+    from fairbound.stats.exact.inversion import _one_bounded
+
+    n_a, n_b, rate = cell
+    tab = E._Table(int(n_a * rate), n_a, int(n_b * rate), n_b, 0.05 / 50)
+    assert _one_bounded(tab) and not E._bound_only(tab)
+    df = _two_group_costs(np.random.default_rng(0), n_a, n_b, rate, "binary")
+    res = fairbound.audit(df, group="g", cost="c", metrics="cost")
+    assert {c.method for c in res.comparisons} == {"exact"}
+    reps = 100
+    _assert_rate_ok(_false_claims_cost(cell, reps, "binary"), reps, len(FAR_CELLS))
