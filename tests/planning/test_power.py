@@ -210,3 +210,48 @@ def test_auto_plans_what_the_audit_runs_for_very_unequal_groups():
     # the BBU reference needs more than the search's 10^8 here: said, not an overflow
     assert not math.isfinite(r.reference_n_total)
     assert "bbu-corrected needs more than 100,000,000." in describe_power_plan(r)[0]
+
+
+def _without_accepts(monkeypatch):
+    from dataclasses import replace
+
+    from fairbound.stats.base import INTERVAL_METHODS
+
+    monkeypatch.setitem(INTERVAL_METHODS, "exact",
+                        replace(INTERVAL_METHODS["exact"], accepts=None))
+
+
+@pytest.mark.parametrize("kwargs", [
+    dict(gap=0.05, power=0.8, rate_b=0.10),                   # the CLI's default: 1,377
+    dict(gap=0.1, power=0.9, rate_b=0.3, share=0.2),
+    dict(gap=0.2, power=0.8, rate_b=0.02, confidence_level=0.995),
+])
+def test_exact_plan_settled_by_one_pvalue_finds_the_same_n(kwargs, monkeypatch):
+    # sizes whose power is certainly short are settled by one p-value of the test the
+    # interval inverts (the accepts hook) instead of the interval's search: same n
+    from fairbound.stats.exact import clear_cache
+
+    clear_cache()
+    fast = solve_power("exact", **kwargs).n_total
+    _without_accepts(monkeypatch)
+    clear_cache()
+    assert solve_power("exact", **kwargs).n_total == fast
+    if kwargs["gap"] == 0.05:
+        assert fast == 1377
+
+
+def test_exact_plan_counts_an_accepted_value_the_search_misses(monkeypatch):
+    # 19 of 63 against 25 of 251 at 99.5%: the search's hull ends at 0.0542 but its test
+    # also accepts 0.0531-0.0532, an island narrower than the search's scan step past the
+    # end; the one-p-value check finds it there, so that table's power counts as short and
+    # the plan asks for one example more than the search alone (the conservative side)
+    from fairbound.stats.exact import clear_cache, exact_interval, exact_pvalue
+
+    lo, _ = exact_interval(19, 63, 25, 251, 0.995)
+    assert exact_pvalue(19, 63, 25, 251, 0.0532, gamma=0.005 / 50) > 0.005 and lo > 0.054
+    kwargs = dict(gap=0.2, power=0.8, rate_b=0.1, share=0.2, confidence_level=0.995)
+    clear_cache()
+    assert solve_power("exact", **kwargs).n_total == 315
+    _without_accepts(monkeypatch)
+    clear_cache()
+    assert solve_power("exact", **kwargs).n_total == 314

@@ -107,3 +107,37 @@ def test_only_methods_marked_random_use_the_generator(method):
     got = {difference_interval(a, b, method=method, rng=np.random.default_rng(s))
            for s in (0, 1, 2)}
     assert (len(got) > 1) == INTERVAL_METHODS[method].random
+
+
+ACCEPTING = [m for m in METHODS if INTERVAL_METHODS[m].accepts is not None]
+
+
+@pytest.mark.parametrize("method", ACCEPTING)
+@pytest.mark.parametrize("scale", [1.0, 3.0])
+def test_accepts_inside_and_not_far_outside(method, scale):
+    # the registry's accepts hook: True only for values the interval contains (planning
+    # relies on it), in both orientations and in the cost's own scale
+    accepts = INTERVAL_METHODS[method].accepts
+    a, b = _pair(method, scale=scale)
+    lo, hi = difference_interval(a, b, method=method)
+    width = hi - lo
+    for d in (a.mean - b.mean, lo + 0.25 * width, hi - 0.25 * width):
+        assert accepts(a, b, d, 0.95)
+        assert accepts(b, a, -d, 0.95)
+    for d in (lo - 0.3 * width, hi + 0.3 * width):
+        assert not accepts(a, b, d, 0.95)
+        assert not accepts(b, a, -d, 0.95)
+    # the level matters: a value just inside the 90% interval's end is outside the 50% one
+    lo50, _ = difference_interval(a, b, method=method, confidence_level=0.5)
+    lo90, _ = difference_interval(a, b, method=method, confidence_level=0.9)
+    d = lo90 + 0.1 * (lo50 - lo90)
+    assert accepts(a, b, d, 0.9) and not accepts(a, b, d, 0.5)
+
+
+@pytest.mark.parametrize("method", ACCEPTING)
+def test_accepts_refuses_what_the_interval_refuses(method):
+    a, b = _pair(method)
+    empty = GroupStats(n=0, total=0.0, total_sq=0.0, binary=a.binary)
+    assert not INTERVAL_METHODS[method].accepts(empty, b, 0.0, 0.95)
+    other = GroupStats.from_counts(120, 25, cost_max=2.0)
+    assert not INTERVAL_METHODS[method].accepts(a, other, 0.0, 0.95)

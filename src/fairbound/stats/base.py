@@ -213,6 +213,7 @@ class IntervalMethod:
     batch: Callable[..., None] | None = None
     vectorised: Callable[..., tuple] | None = None
     random: bool = False
+    accepts: Callable[..., bool] | None = None
 
 
 INTERVAL_METHODS: dict[str, IntervalMethod] = {}
@@ -233,6 +234,7 @@ def register_interval(
     batch: Callable[..., None] | None = None,
     vectorised: Callable[..., tuple] | None = None,
     random: bool = False,
+    accepts: Callable[..., bool] | None = None,
 ):
     """Register ``func(a, b, confidence_level, *, rng, **options) -> (low, high)``.
 
@@ -272,6 +274,12 @@ def register_interval(
         the others get ``rng`` as it was passed and ignore it, and a small audit never
         loads ``numpy.random`` (``tests/stats/test_interval_common.py`` checks that a
         method not marked ``random`` gives the same interval whatever the generator).
+    accepts : callable, optional
+        ``accepts(a, b, delta, confidence_level) -> bool`` for a method that inverts a
+        test: ``True`` only where the test does not reject ``delta`` (so ``delta`` lies in
+        the interval, the hull of the values not rejected), at a fraction of the cost of
+        the interval.  ``False`` says nothing.  Planning uses it to settle, without the
+        interval, that a sample size's power is below a target.
     """
 
     def deco(func):
@@ -279,6 +287,7 @@ def register_interval(
             name=name, func=func, guarantee=guarantee, binary_only=binary_only,
             needs_order=needs_order, summary=summary, reference=reference, options=options,
             required_n=required_n, batch=batch, vectorised=vectorised, random=random,
+            accepts=accepts,
         )
         for alias in aliases:
             _ALIASES[alias] = name
