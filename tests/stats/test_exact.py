@@ -442,8 +442,30 @@ def test_a_group_against_a_large_rest_is_searched_in_the_batch():
         assert abs(blo - lo) < 1e-5 and abs(bhi - hi) < 1e-5
 
 
+def test_a_bracket_that_stalls_is_settled_in_few_rounds(monkeypatch):
+    # the precision-like table of a 1M-row audit at 1 - 0.05/30: p(d) bends near alpha
+    # (the supremum moves between nuisance values), so the straight line's crossing keeps
+    # missing and the bracket halved only every other round (14 rounds in all); a row
+    # whose bracket once failed to halve now also takes 3 evenly spaced candidates a
+    # round, and the same ends (to the search's stop) come in 8
+    calls = []
+    plain = inversion._bound_pvalues
+
+    def counting(*args):
+        calls.append(len(args[-1]))
+        return plain(*args)
+
+    table, alpha = (182865, 300494, 238846, 399028), 0.05 / 30
+    lo, hi = E._search(E._Table(*table, alpha / 50), alpha)
+    monkeypatch.setattr(inversion, "_bound_pvalues", counting)
+    (blo, bhi), = E._bound_search([E._Table(*table, alpha / 50)], np.array([alpha]),
+                                  np.array([1e-3]))
+    assert len(calls) <= 8
+    assert abs(blo - lo) < 1e-6 and abs(bhi - hi) < 1e-6
+
+
 def test_a_table_gets_the_same_interval_in_any_batch():
-    # each row's candidates depend on its own table only (rows take 2 or 4 candidates per
+    # each row's candidates depend on its own table only (rows take 2 or 5 candidates per
     # round by their own brackets), so the batched search gives a table the same ends
     # alone and among others, bit for bit (the audit's cache relies on it)
     rng = np.random.default_rng(11)
