@@ -7,7 +7,10 @@ once in turn (median of ``--repeats`` rounds after one untimed warm-up of each):
 * **bare**: ``python -c "import duckdb; duckdb.sql(GROUP BY).fetchall()"`` running the
   ``SELECT g, y, y_hat, count(*) ... GROUP BY ALL`` any audit must at least do;
 * **floor**: the same after ``import numpy, typer`` (the floor of any command line built
-  on the two libraries every fairbound command needs);
+  on the two libraries every fairbound command needs), and the same again with OpenBLAS's
+  idle spin as short as the ``fairbound`` command sets it while it runs
+  (:data:`fairbound.cli.BLAS_SPIN`), so that the audit's own cost can be told from that
+  setting's saving (the last column);
 * **audit**: ``fairbound audit FILE --group g --label y --prediction y_hat --format json``
   with every default (the five default metrics, 4 groups, 30 pairwise comparisons, method
   ``auto``: exact intervals, family-wise error control);
@@ -42,6 +45,8 @@ from pathlib import Path
 from bench_scale import BARE, make_parquet
 from bench_startup import environment, fairbound_command, timed_cpu
 
+from fairbound.cli import BLAS_SPIN
+
 
 def _load() -> str:
     return " ".join(f"{x:.1f}" for x in os.getloadavg()) if hasattr(os, "getloadavg") else "?"
@@ -59,7 +64,8 @@ def main(argv=None) -> None:
     fb = fairbound_command()
     print(f"python {platform.python_version()} on {platform.machine()}, {os.cpu_count()} "
           f"cores; median of {args.repeats} rounds; load average {_load()} at the start")
-    print(f"{'':<34} {'wall':>8}  {'CPU':>7}  {'CPU - floor':>11}  {'CPU / bare':>10}")
+    print(f"{'':<34} {'wall':>8}  {'CPU':>7}  {'CPU - floor':>11}  {'CPU / bare':>10}  "
+          f"{'CPU - floor, same spin':>22}")
     with tempfile.TemporaryDirectory() as tmp:
         env = environment(Path(tmp) / "pycache")
         for rows in sizes:
@@ -69,8 +75,10 @@ def main(argv=None) -> None:
             floor = [sys.executable, "-c", f"import numpy, typer, duckdb; {query}"]
             audit_args = ["audit", path, "--group", "g", "--label", "y", "--prediction",
                           "y_hat", "--format", "json"]
+            name, value = BLAS_SPIN
             cases = [("bare GROUP BY process", bare, None),
                      ("floor (+ import numpy, typer)", floor, None),
+                     ("floor, OpenBLAS spin as the CLI", floor, dict(env, **{name: value})),
                      ("fairbound audit", fb + audit_args, None)]
             if args.compare_src:
                 # both trees the same way (``python -m`` with PYTHONPATH), like for like
@@ -83,7 +91,7 @@ def main(argv=None) -> None:
                                     envs=[e for _, _, e in cases])
             print(f"-- {rows:,} rows")
             for (name, _, _), w, c in zip(cases, walls, cpus, strict=True):
-                extra = (f"{c - cpus[1]:+10.3f}s  {c / cpus[0]:9.2f}x"
+                extra = (f"{c - cpus[1]:+10.3f}s  {c / cpus[0]:9.2f}x  {c - cpus[2]:+21.3f}s"
                          if name.startswith("fairbound") else "")
                 print(f"{name:<34} {w:7.3f}s  {c:6.3f}s  {extra}")
     print(f"load average {_load()} at the end")

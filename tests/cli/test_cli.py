@@ -229,3 +229,32 @@ def test_tidy_warnings_for_every_command(capsys):
         warnings.warn("something else", UserWarning, stacklevel=1)
     err = capsys.readouterr().err
     assert err == "note: group 'x' has one class; the rate is 0\nnote: something else\n"
+
+
+def test_commands_run_with_openblas_idle_spin_short(monkeypatch):
+    # OpenBLAS reads OPENBLAS_THREAD_TIMEOUT when a copy of it loads (numpy's, SciPy's):
+    # the command line sets the least spin while a command runs, keeps a value the user
+    # set, and leaves the environment as it found it
+    import os
+
+    from fairbound import cli
+
+    seen = []
+    monkeypatch.setattr(cli, "_main", lambda argv: seen.append(
+        os.environ.get("OPENBLAS_THREAD_TIMEOUT")) or 0)
+    monkeypatch.delenv("OPENBLAS_THREAD_TIMEOUT", raising=False)
+    monkeypatch.delenv("GOTO_THREAD_TIMEOUT", raising=False)
+    assert cli.main(["--version"]) == 0
+    assert seen == ["4"] and "OPENBLAS_THREAD_TIMEOUT" not in os.environ
+    monkeypatch.setenv("OPENBLAS_THREAD_TIMEOUT", "20")
+    assert cli.main(["--version"]) == 0
+    assert seen[-1] == "20" and os.environ["OPENBLAS_THREAD_TIMEOUT"] == "20"
+
+
+def test_a_command_loads_numpy_after_the_spin_is_set():
+    # the setting only works if numpy's OpenBLAS loads inside the command: importing the
+    # command line must not import numpy
+    code = "import sys, fairbound.cli; print('numpy' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout.strip()
+    assert out == "False"
