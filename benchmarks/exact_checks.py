@@ -19,6 +19,11 @@ Subcommands, each printing what the module's comments quote:
   group of 2 to 12,000 against one of 12,000 to 20,000,000 (``--tables`` each), at 90%,
   95%, ``1 - 0.05/30`` and ``1 - 0.05/1000``; prints how far its ends fall inside or
   outside the general search's, and both times.
+* ``finegrid``: random small tables (5 to 600 examples per group, log-uniform; rates 0.02
+  to 0.98; at 95% and ``1 - 0.05/30``), each end of the one-table search's interval checked
+  on a grid of 0.0005 standard errors out to 0.5 past it: how many tables have a value
+  there that the test accepts (an island narrower than the search's scan step), and the
+  farthest such value.
 
 Usage::
 
@@ -29,6 +34,7 @@ Usage::
     python benchmarks/exact_checks.py onesided --tables 600
     python benchmarks/exact_checks.py rounds --tables 600
     python benchmarks/exact_checks.py islands --tables 400
+    python benchmarks/exact_checks.py finegrid --tables 100
 """
 
 from __future__ import annotations
@@ -274,10 +280,45 @@ def islands(tables: int, seed: int) -> None:
           f"{far:.3g} past an end); CPU {time.process_time() - t:.1f} s")
 
 
+def finegrid(tables: int, seed: int) -> None:
+    from fairbound.stats.exact import inversion
+
+    rng = np.random.default_rng(seed)
+    missed = []
+    t = time.process_time()
+    for i in range(tables):
+        na, nb = (int(v) for v in np.exp(rng.uniform(np.log(5), np.log(600), 2)))
+        pa, pb = rng.uniform(0.02, 0.98, 2)
+        ka, kb = int(rng.binomial(na, pa)), int(rng.binomial(nb, pb))
+        alpha = (0.05, 0.05 / 30)[i % 2]
+        tab = E._Table(ka, na, kb, nb, alpha / 50)
+        lo, hi = E._search(tab, alpha)
+        se = np.sqrt(max(ka * (na - ka) / na**3 + kb * (nb - kb) / nb**3, 1e-6))
+        far, where = 0.0, ()
+        for end, sign in ((lo, -1.0), (hi, 1.0)):
+            d = end + sign * se * 0.0005 * np.arange(1, 1001)
+            d = d[np.abs(d) < 1.0]
+            if d.size:
+                p, _ = inversion._pvalues(tab, d, None)
+                if (p > alpha).any() and np.abs(d[p > alpha] - end).max() / se > far:
+                    far = float(np.abs(d[p > alpha] - end).max() / se)
+                    where = (float(d[p > alpha].min()), float(d[p > alpha].max()))
+        if far > 0:
+            missed.append(((ka, na, kb, nb), alpha, far, (lo, hi), where))
+    print(f"{tables} random tables: {len(missed)} with a value the test accepts past an end "
+          f"of the search's hull (grid of 0.0005 se to 0.5 se past it); farthest "
+          f"{max((m[2] for m in missed), default=0.0):.3g} se; CPU "
+          f"{time.process_time() - t:.1f} s")
+    for table, alpha, far, (lo, hi), (a, b) in sorted(missed, key=lambda m: -m[2]):
+        print(f"  {table[0]} of {table[1]} against {table[2]} of {table[3]} at 1 - "
+              f"{alpha:.3g}: hull [{lo:.4f}, {hi:.4f}], the test also accepts {a:.4f} to "
+              f"{b:.4f} ({far:.3g} se past an end)")
+
+
 def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("check", choices=["scan", "sup", "newton", "batch", "onesided", "rounds",
-                                      "islands"])
+                                      "islands", "finegrid"])
     ap.add_argument("--tables", type=int, default=300)
     ap.add_argument("--seed", type=int, default=11)
     args = ap.parse_args(argv)
@@ -289,6 +330,8 @@ def main(argv=None) -> None:
         rounds(args.tables, args.seed)
     elif args.check == "islands":
         islands(args.tables, args.seed)
+    elif args.check == "finegrid":
+        finegrid(args.tables, args.seed)
     else:
         {"sup": sup, "newton": newton, "batch": batch}[args.check](args.seed)
 
