@@ -43,7 +43,7 @@ import tempfile
 from pathlib import Path
 
 from bench_scale import BARE, make_parquet
-from bench_startup import environment, fairbound_command, timed_cpu
+from bench_startup import environment, fairbound_command, timed_cases, tree_cases
 
 from fairbound.cli import BLAS_SPIN
 
@@ -80,19 +80,13 @@ def main(argv=None) -> None:
                      ("floor (+ import numpy, typer)", floor, None),
                      ("floor, OpenBLAS spin as the CLI", floor, dict(env, **{name: value})),
                      ("fairbound audit", fb + audit_args, None)]
-            if args.compare_src:
-                # both trees the same way (``python -m`` with PYTHONPATH), like for like
-                for name, src in (("this tree", Path(__file__).resolve().parents[1] / "src"),
-                                  ("--compare-src", Path(args.compare_src).resolve())):
-                    cases.append((f"fairbound audit ({name}, -m)",
-                                   [sys.executable, "-m", "fairbound", *audit_args],
-                                   dict(env, PYTHONPATH=str(src))))
-            walls, cpus = timed_cpu([c for _, c, _ in cases], args.repeats, env,
-                                    envs=[e for _, _, e in cases])
+            cases += tree_cases("fairbound audit", audit_args, env, args.compare_src)
+            timed = timed_cases(cases, args.repeats, env)
+            bare_cpu, floor_cpu, same_spin_cpu = (t[4] for t in timed[:3])
             print(f"-- {rows:,} rows")
-            for (name, _, _), w, c in zip(cases, walls, cpus, strict=True):
-                extra = (f"{c - cpus[1]:+10.3f}s  {c / cpus[0]:9.2f}x  {c - cpus[2]:+21.3f}s"
-                         if name.startswith("fairbound") else "")
+            for name, _, _, w, c in timed:
+                extra = (f"{c - floor_cpu:+10.3f}s  {c / bare_cpu:9.2f}x  "
+                         f"{c - same_spin_cpu:+21.3f}s" if name.startswith("fairbound") else "")
                 print(f"{name:<34} {w:7.3f}s  {c:6.3f}s  {extra}")
     print(f"load average {_load()} at the end")
 

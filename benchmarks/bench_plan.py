@@ -38,7 +38,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from bench_startup import environment, fairbound_command, timed_cpu
+from bench_startup import environment, fairbound_command, timed_cases, tree_cases
 
 PLAN = ["plan", "--method", "auto", "--bias", "0.05", "--rate-b", "0.10", "--power", "0.8"]
 
@@ -108,18 +108,12 @@ def main(argv=None) -> None:
         cases = [("floor (import numpy, typer)", [sys.executable, "-c", "import numpy, typer"],
                   None),
                  ("fairbound plan", fairbound_command() + PLAN, None)]
-        if args.compare_src:
-            for name, src in (("this tree", Path(__file__).resolve().parents[1] / "src"),
-                              ("--compare-src", Path(args.compare_src).resolve())):
-                cases.append((f"fairbound plan ({name}, -m)",
-                              [sys.executable, "-m", "fairbound", *PLAN],
-                              dict(env, PYTHONPATH=str(src))))
-        walls, cpus = timed_cpu([c for _, c, _ in cases], args.repeats, env,
-                                envs=[e for _, _, e in cases])
+        cases += tree_cases("fairbound plan", PLAN, env, args.compare_src)
+        timed = timed_cases(cases, args.repeats, env)
+        floor = timed[0][4]
         print(f"{'':<34} {'wall':>8}  {'CPU':>7}  {'CPU - floor':>11}  {'n':>6}")
-        for (name, cmd, e), w, c in zip(cases, walls, cpus, strict=True):
-            extra = (f"{c - cpus[0]:+10.3f}s  {_n(cmd, e or env):>6}"
-                     if name.startswith("fairbound") else "")
+        for name, cmd, e, w, c in timed:
+            extra = f"{c - floor:+10.3f}s  {_n(cmd, e):>6}" if name.startswith("fair") else ""
             print(f"{name:<34} {w:7.3f}s  {c:6.3f}s  {extra}")
     print(f"load average {_load()} at the end")
     if args.grid:

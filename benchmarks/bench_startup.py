@@ -88,6 +88,33 @@ def environment(pycache: Path | None) -> dict[str, str]:
     return env
 
 
+def tree_cases(label: str, cmd_args: list[str], env: dict[str, str],
+               compare_src: str | None) -> list[tuple[str, list[str], dict[str, str]]]:
+    """``python -m fairbound CMD_ARGS`` from this tree and from ``compare_src``.
+
+    Both through ``PYTHONPATH``, so that two trees are timed like for like; ``[]`` without
+    ``compare_src``.  Each case is ``(name, command, environment)`` for :func:`timed_cpu`.
+    """
+    if not compare_src:
+        return []
+    return [(f"{label} ({name}, -m)", [sys.executable, "-m", "fairbound", *cmd_args],
+             dict(env, PYTHONPATH=str(src)))
+            for name, src in (("this tree", Path(__file__).resolve().parents[1] / "src"),
+                              ("--compare-src", Path(compare_src).resolve()))]
+
+
+def timed_cases(cases: list[tuple[str, list[str], dict[str, str] | None]], repeats: int,
+                env: dict[str, str]) -> list[tuple[str, list[str], dict[str, str], float, float]]:
+    """:func:`timed_cpu` of ``(name, command, environment or None)`` cases.
+
+    Returns ``(name, command, environment, median wall, median CPU)`` per case, in order.
+    """
+    walls, cpus = timed_cpu([c for _, c, _ in cases], repeats, env,
+                            envs=[e for _, _, e in cases])
+    return [(name, cmd, e if e is not None else env, w, c)
+            for (name, cmd, e), w, c in zip(cases, walls, cpus, strict=True)]
+
+
 def heavy_modules(cmd_args: list[str], env: dict[str, str]) -> list[str]:
     """Which of scipy, pydantic, pyarrow, pandas a ``fairbound`` command line loads."""
     code = ("import contextlib, io, sys\nfrom fairbound.cli import main\n"
