@@ -221,25 +221,34 @@ def rounds(tables: int, seed: int) -> None:
     import duckdb
     from bench_groups import make_parquet
 
-    from fairbound.stats.exact import inversion
+    from fairbound.stats.exact import bound, inversion
 
     counted: list[int] = []
-    plain = inversion._bound_pvalues
+    evaluated: list[int] = []
+    plain, tail = inversion._bound_pvalues, bound.bound_tail
 
     def counting(*args):
         counted.append(len(args[-1]))
         return plain(*args)
 
+    def evaluating(n_a, n_b, p_a, *args):
+        evaluated.append(np.size(p_a))
+        return tail(n_a, n_b, p_a, *args)
+
     def run(tabs, alphas):
         counted.clear()
+        evaluated.clear()
         inversion._bound_pvalues = counting
+        inversion.bound_tail = evaluating
         try:
             inversion._bound_search([E._Table(*t, a / 50) for t, a in zip(tabs, alphas,
                                                                           strict=True)],
                                     alphas, np.full(len(tabs), 1e-3))
         finally:
             inversion._bound_pvalues = plain
-        return f"{sum(counted):,} rows ({', '.join(f'{c:,}' for c in counted)})"
+            inversion.bound_tail = tail
+        return (f"{sum(counted):,} rows ({', '.join(f'{c:,}' for c in counted)}); "
+                f"{sum(evaluated):,} evaluations of the bound")
 
     for rows in (1_000_000, 10_000_000):
         path = make_parquet(1000, rows)

@@ -104,7 +104,13 @@ def main(argv=None) -> int:
         a, b = old[key], res.get(key)
         if b is None or a.shape != b.shape or a.tobytes() != b.tobytes():
             bad += 1
-            print(f"DIFFERENT: {key}")
+            if b is None or a.shape != b.shape:
+                print(f"DIFFERENT: {key} (missing or reshaped)")
+                continue
+            d = np.abs(a.astype(float) - b.astype(float))
+            moved = (a.tobytes() != b.tobytes()) and int((d > 0).sum())
+            print(f"DIFFERENT: {key}: {moved} of {a.size} numbers, by at most "
+                  f"{float(np.nanmax(d)):.2g}")
     print("bit-identical" if not bad else f"{bad} arrays differ")
     return 1 if bad else 0
 

@@ -514,6 +514,33 @@ def test_tail_bound_rows_on_threads_give_the_same_bits(monkeypatch):
     assert full.tobytes() == one.tobytes()
 
 
+def test_a_supremum_at_an_end_is_settled_on_the_grid():
+    # the tail bound's supremum over the nuisance rate usually sits at an end of its range:
+    # a row whose best grid point is an end above its neighbour keeps the grid's value (no
+    # local grids, fewer evaluations); every other row is refined exactly as before.  The
+    # price: a maximum inside the last grid step is missed (row 1), a shortfall the
+    # Berger-Boos margin covers for the tail bound (exact_checks.py sup)
+    from fairbound.stats.exact.bound import _grid_sup
+
+    a, b = np.zeros(3), np.ones(3)
+    peak = np.array([0.0, 0.95, 0.5])        # at the end a, near the end b, inside
+    calls = []
+
+    def f(v, r):
+        calls.append(v.size)
+        return -(v - peak[r]) ** 2
+
+    nu = a[:, None] + (b - a)[:, None] * np.linspace(0.0, 1.0, 9)
+    plain = _grid_sup(f, nu, a, b, 9, 3, distinct=True)
+    n_plain = sum(calls)
+    calls.clear()
+    settled = _grid_sup(f, nu, a, b, 9, 3, distinct=True, settle_ends=True)
+    assert sum(calls) < n_plain
+    assert settled[0] == plain[0] == 0.0
+    assert settled[1] == f(nu[1], np.ones(9, int)).max() < plain[1]
+    assert settled[2].tobytes() == plain[2].tobytes()
+
+
 def test_bound_regime_coverage_by_enumeration(monkeypatch):
     # a tiny variance limit puts the central tables of 30 and 36 examples in the tail-bound
     # regime, so the batched search's coverage can be computed exactly

@@ -714,13 +714,17 @@ def _bound_sup_rows(na, nb, d, s, a, b, grid: int = 9, rounds: int = 3):
 
     As :func:`_bound_sup`: a grid, then three rounds of local grids around the best point.
 
-    The bound is smooth in ``nu`` and usually largest at an end of ``[a, b]``: on nulls 2.5
-    to 4.5 standard errors from random tables it fell short of a 4,001-point grid by a
-    relative 9.9e-7 at most for two groups of 12,000 to 2,000,000 examples (3e-6 over the
-    seeds tried) and 2.7e-5 for a group of 1 to 12,000 against one of 12,000 to 20,000,000
-    (the tables :func:`_bound_only` batches; ``python benchmarks/exact_checks.py sup``);
-    the Berger-Boos margin ``gamma / 2`` is a relative 1% of ``alpha``.  Rows go to
-    threads in chunks (:func:`_row_chunks`) when there are many.
+    The bound is smooth in ``nu`` and usually largest at an end of ``[a, b]``, so a row whose
+    best grid point is an end above its neighbour keeps the grid's value (``settle_ends``
+    of :func:`~fairbound.stats.exact.bound._grid_sup`; about 40% fewer evaluations of the
+    bound for the 1,000 groups of ``benchmarks/bench_groups.py``).  On nulls 2.5 to 4.5
+    standard errors from random tables the result fell short of a 4,001-point grid by a
+    relative 1.9e-5 at most for two groups of 12,000 to 2,000,000 examples (9.9e-7 with
+    every row refined) and 2.7e-5 for a group of 1 to 12,000 against one of 12,000 to
+    20,000,000 (the same both ways; the tables :func:`_bound_only` batches; ``python
+    benchmarks/exact_checks.py sup``); the Berger-Boos margin ``gamma / 2`` is a relative
+    1% of ``alpha``.  Rows go to threads in chunks (:func:`_row_chunks`) when there are
+    many.
     """
     parts = _row_chunks(np.size(d))
     if len(parts) > 1:
@@ -741,7 +745,7 @@ def _bound_sup_chunk(na, nb, d, s, a, b, grid: int, rounds: int):
     def f(v, r):
         return bound_tail(na[r], nb[r], v + d[r], v, d[r], s[r])
 
-    return _grid_sup(f, nu, a, b, grid, rounds, distinct=True)
+    return _grid_sup(f, nu, a, b, grid, rounds, distinct=True, settle_ends=True)
 
 
 _CHUNK_ROWS = 1024      # rows per thread below which splitting costs more than it saves
