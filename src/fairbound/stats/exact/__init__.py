@@ -107,9 +107,9 @@ about 50 ms near the switch, and 10-25 ms at any size above it
 (``benchmarks/exact_power.py``).  An audit's tables in the tail-bound regime whose counts
 all vary (a group of any size against a large rest included, see
 :func:`~fairbound.stats.exact.inversion._bound_only`) are searched together, on arrays and
-on every core: 0.37 s of CPU for 600 such tables against 8.55 s with the one-table search
-before its far scan, which adds to that (``python benchmarks/exact_checks.py onesided
---tables 600``, ``benchmarks/results/exact_checks.txt``).
+on every core: 0.20 s of CPU for 600 tables of two large groups against 15.2 s with the
+one-table search (0.17 s against 16.6 s for 600 of a group against a large rest; ``python
+benchmarks/exact_checks.py onesided --tables 600``, ``benchmarks/results/exact_checks.txt``).
 
 References
 ----------
