@@ -311,7 +311,8 @@ def _solve_n(pf, gap, power, *, integer: bool, below=None) -> float:
     """Smallest n with ``pf(n, gap) >= power``: doubling then bisection on a log scale.
 
     ``below(n, gap, power)``, when given, is a cheaper check that is ``True`` only where
-    ``pf(n, gap) < power`` (:func:`_below_fn`): the same steps, the same answer.
+    the power is short (:func:`_below_fn`), asked first: the same steps and answer, except
+    where it sees an accepted value that the interval's search missed.
     """
     def short(n):
         return (below is not None and below(n, gap, power)) or pf(n, gap) < power
