@@ -64,3 +64,39 @@ def test_spark_gives_duckdb_sums(spark, kw):
         order = np.lexsort(t.cell_probs.T)
         uorder = np.lexsort(u.cell_probs.T)
         np.testing.assert_allclose(u.cell_counts[uorder], t.cell_counts[order])
+
+
+@pytest.mark.parametrize("kw", [dict(group="group"), dict(cell="cell")])
+def test_the_engines_row_order_changes_no_bit(kw, monkeypatch):
+    # a GROUP BY's rows come in whatever order the engine's threads finish; the sums added
+    # row by row and the proxy cells' order (which the bounds' bootstrap draws over) must
+    # not depend on it: the same bits whichever order the rows arrive in
+    from fairbound.audits.proxies.audit import proxy_audit
+    from fairbound.engines import proxies
+
+    df = _frame()
+    if "cell" in kw:
+        df = df.drop(columns=["group"])
+    args = dict(group_probabilities=PROBS, label="y", prediction="pred", **kw)
+    plain = proxies._run_duckdb
+    results = []
+    for order in ("as returned", "reversed", "shuffled"):
+        def run(data, spec, build, order=order):
+            rows, engine, source = plain(data, spec, build)
+            rng = np.random.default_rng(3)
+            return ({name: (r if order == "as returned" else r[::-1] if order == "reversed"
+                            else [r[i] for i in rng.permutation(len(r))])
+                     for name, r in rows.items()}, engine, source)
+
+        monkeypatch.setattr(proxies, "_run_duckdb", run)
+        t = proxy_statistics(df, **args)
+        res = proxy_audit(df, metrics=["demographic_parity", "equal_opportunity"], **args)
+        results.append((t, [(c.low, c.high) for c in res.comparisons]))
+    (t0, ends0), *others = results
+    for t, ends in others:
+        assert ends == ends0
+        for k, v in t0.moments.items():
+            assert np.asarray(t.moments[k]).tobytes() == np.asarray(v).tobytes(), k
+        if "cell" in kw:
+            assert t.cell_counts.tobytes() == t0.cell_counts.tobytes()
+            assert t.cell_probs.tobytes() == t0.cell_probs.tobytes()

@@ -324,6 +324,7 @@ def proxy_statistics(data, *, group_probabilities: dict, label: str, prediction:
     else:
         rows, engine, description = _run_duckdb(data, spec, build)
     plan: Plan = state["plan"]
+    rows = {name: _in_order(result) for name, result in rows.items()}
     table = _assemble(rows, plan, names, probs, label=label, prediction=prediction,
                       group=group, cell=cell, weighted=sampling_probability is not None,
                       pos_label=pos_label, tol=tol, engine=engine, source=description)
@@ -331,6 +332,23 @@ def proxy_statistics(data, *, group_probabilities: dict, label: str, prediction:
                "prediction": prediction, "group": group, "cell": cell,
                "sampling_probability": sampling_probability}
     return replace(table, columns=columns)
+
+
+def _in_order(result: list[dict]) -> list[dict]:
+    """The rows of one ``GROUP BY`` result sorted by their values, left to right.
+
+    An engine returns a ``GROUP BY``'s rows in whatever order its threads finish, and the
+    assembly adds floating-point sums row by row and numbers the proxy cells by first
+    appearance, which fixes the order of the categories the bootstrap of the bounds draws
+    from: so a run could differ from the next (an interval end moved by 5e-5 once).  The
+    grouping columns come first in every query, so the order is the keys' order; ``None``
+    sorts after any value, and values of different types apart (by type name).
+    """
+    def key(r: dict) -> tuple:
+        return tuple((v is None, type(v).__name__, 0 if v is None else v)
+                     for v in r.values())
+
+    return sorted(result, key=key)
 
 
 def _assemble(rows, plan, names, probs, *, label, prediction, group, cell, weighted,
