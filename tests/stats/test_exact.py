@@ -443,7 +443,7 @@ def test_a_group_against_a_large_rest_is_searched_in_the_batch():
 
 
 def test_a_bracket_that_stalls_is_settled_in_few_rounds(monkeypatch):
-    # the precision-like table of a 1M-row audit at 1 - 0.05/30: p(d) bends near alpha
+    # a table of the 1M-row CLI benchmark file at 1 - 0.05/30: p(d) bends near alpha
     # (the supremum moves between nuisance values), so the straight line's crossing keeps
     # missing and the bracket halved only every other round (14 rounds in all); a row
     # whose bracket once failed to halve now also takes 3 evenly spaced candidates a
