@@ -26,6 +26,7 @@ from __future__ import annotations
 import contextlib
 import copy
 import importlib
+import os
 import re
 import sys
 import warnings
@@ -343,8 +344,6 @@ def _short_blas_spin():
     A value the user set is kept, and the variable is restored afterwards, so that a
     program calling :func:`main` keeps its environment.
     """
-    import os
-
     name, value = BLAS_SPIN
     if name in os.environ or "GOTO_THREAD_TIMEOUT" in os.environ:
         yield

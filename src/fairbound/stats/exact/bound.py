@@ -151,8 +151,9 @@ def _grid_sup(f, nu, a, b, grid: int, rounds: int, distinct: bool = False,
     """Row-wise sup of ``f`` over ``[a, b]`` from the grid ``nu``.
 
     The best grid point, then ``rounds`` local grids of 7 points around the best so far,
-    each 3 times finer.  With ``settle_ends``, a row whose best grid point is an end of
-    ``[a, b]`` above its neighbour keeps the grid's value (no local grids).  That misses a
+    each 3 times finer.  With ``settle_ends`` (and ``distinct``, whose row numbers it uses),
+    a row whose best grid point is an end of ``[a, b]`` above its neighbour keeps the grid's
+    value (no local grids).  That misses a
     maximum inside the grid step next to the end; for the tail bound, whose supremum over
     the nuisance rate usually sits at an end, the default grid then fell short of a
     4,001-point grid by at most a relative 2.7e-5 (``benchmarks/exact_checks.py sup``,
@@ -199,7 +200,7 @@ def _grid_sup(f, nu, a, b, grid: int, rounds: int, distinct: bool = False,
                 | ((j == last) & (val[:, last] > val[:, last - 1])))
         if ends.any():
             sub = np.flatnonzero(~ends)
-            out = best
+            out = best                      # the settled rows' values; the rest filled below
             if not sub.size:
                 return out
             best, c, h, pv, pf, a, b = (x[sub] for x in (best, c, h, pv, pf, a, b))
@@ -214,7 +215,6 @@ def _grid_sup(f, nu, a, b, grid: int, rounds: int, distinct: bool = False,
         best = np.maximum(best, v[rows, k])
         h = h / 3.0
     if sub is not None:
-        out = out.copy()
         out[sub] = best
         return out
     return best

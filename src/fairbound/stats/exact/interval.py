@@ -352,9 +352,10 @@ def _exact_accepts(a: GroupStats, b: GroupStats, delta: float, confidence_level)
     if not abs(d) < 1.0:
         return False
     alpha = 1.0 - check_confidence_level(confidence_level)
-    if (na, ka) > (nb, kb):
-        ka, na, kb, nb, d = kb, nb, ka, na, -d
-    p, _ = _pvalues(_Table(ka, na, kb, nb, alpha * GAMMA_SHARE), np.array([d]), alpha, 0.0)
+    key = _key(ka, na, kb, nb, alpha)
+    if key[:4] != (ka, na, kb, nb):            # the groups swapped, so is the null
+        d = -d
+    p, _ = _pvalues(_Table(*key[:4], key[5]), np.array([d]), alpha, 0.0)
     return bool(p[0] > alpha)
 
 
