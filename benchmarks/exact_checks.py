@@ -24,6 +24,10 @@ Subcommands, each printing what the module's comments quote:
   on a grid of 0.0005 standard errors out to 0.5 past it: how many tables have a value
   there that the test accepts (an island narrower than the search's scan step), and the
   farthest such value.
+* ``pieces``: random tables of 5 to 150 examples per group; past each end, the nulls where
+  the rejection region changes (every table's statistic on a grid of 0.001 standard
+  errors out to 0.3): how many pieces of constant region have ``p`` higher inside than at
+  both of their ends (the zoom of the search tests only the ends).
 
 Usage::
 
@@ -35,6 +39,7 @@ Usage::
     python benchmarks/exact_checks.py rounds --tables 600
     python benchmarks/exact_checks.py islands --tables 400
     python benchmarks/exact_checks.py finegrid --tables 100
+    python benchmarks/exact_checks.py pieces --tables 40
 """
 
 from __future__ import annotations
@@ -289,11 +294,13 @@ def islands(tables: int, seed: int) -> None:
           f"{far:.3g} past an end); CPU {time.process_time() - t:.1f} s")
 
 
-def finegrid(tables: int, seed: int) -> None:
+def finegrid(tables: int, seed: int, reach: float = 0.5) -> None:
     from fairbound.stats.exact import inversion
 
     rng = np.random.default_rng(seed)
     missed = []
+    searching = 0.0
+    steps = int(round(reach / 0.0005))
     t = time.process_time()
     for i in range(tables):
         na, nb = (int(v) for v in np.exp(rng.uniform(np.log(5), np.log(600), 2)))
@@ -301,35 +308,81 @@ def finegrid(tables: int, seed: int) -> None:
         ka, kb = int(rng.binomial(na, pa)), int(rng.binomial(nb, pb))
         alpha = (0.05, 0.05 / 30)[i % 2]
         tab = E._Table(ka, na, kb, nb, alpha / 50)
+        t0 = time.process_time()
         lo, hi = E._search(tab, alpha)
+        searching += time.process_time() - t0
         se = np.sqrt(max(ka * (na - ka) / na**3 + kb * (nb - kb) / nb**3, 1e-6))
         far, where = 0.0, ()
         for end, sign in ((lo, -1.0), (hi, 1.0)):
-            d = end + sign * se * 0.0005 * np.arange(1, 1001)
+            d = end + sign * se * 0.0005 * np.arange(1, steps + 1)
             d = d[np.abs(d) < 1.0]
             if d.size:
                 p, _ = inversion._pvalues(tab, d, None)
                 if (p > alpha).any() and np.abs(d[p > alpha] - end).max() / se > far:
                     far = float(np.abs(d[p > alpha] - end).max() / se)
                     where = (float(d[p > alpha].min()), float(d[p > alpha].max()))
+                    excess = float(p.max() / alpha - 1.0)
         if far > 0:
-            missed.append(((ka, na, kb, nb), alpha, far, (lo, hi), where))
-    print(f"{tables} random tables: {len(missed)} with a value the test accepts past an end "
-          f"of the search's hull (grid of 0.0005 se to 0.5 se past it); farthest "
-          f"{max((m[2] for m in missed), default=0.0):.3g} se; CPU "
-          f"{time.process_time() - t:.1f} s")
-    for table, alpha, far, (lo, hi), (a, b) in sorted(missed, key=lambda m: -m[2]):
+            missed.append(((ka, na, kb, nb), alpha, far, (lo, hi), where, excess))
+    print(f"{tables} random tables (seed {seed}): {len(missed)} with a value the test accepts "
+          f"past an end of the search's hull (grid of 0.0005 se to {reach:g} se past it); "
+          f"farthest {max((m[2] for m in missed), default=0.0):.3g} se, p at most "
+          f"{max((m[5] for m in missed), default=0.0):.2%} above alpha; CPU of the searches "
+          f"{searching:.2f} s ({1000 * searching / tables:.1f} ms a table), of the check "
+          f"{time.process_time() - t - searching:.1f} s")
+    for table, alpha, far, (lo, hi), (a, b), excess in sorted(missed, key=lambda m: -m[2]):
         print(f"  {table[0]} of {table[1]} against {table[2]} of {table[3]} at 1 - "
               f"{alpha:.3g}: hull [{lo:.4f}, {hi:.4f}], the test also accepts {a:.4f} to "
-              f"{b:.4f} ({far:.3g} se past an end)")
+              f"{b:.4f} ({far:.3g} se past an end, p up to {excess:.2%} above alpha)")
+
+
+def pieces(tables: int, seed: int) -> None:
+    from fairbound.stats.exact import inversion
+    from fairbound.stats.exact.statistic import score_statistic
+
+    rng = np.random.default_rng(seed)
+    count, interior, worst = 0, 0, 0.0
+    t = time.process_time()
+    for i in range(tables):
+        na, nb = (int(v) for v in np.exp(rng.uniform(np.log(5), np.log(150), 2)))
+        pa, pb = rng.uniform(0.02, 0.98, 2)
+        ka, kb = int(rng.binomial(na, pa)), int(rng.binomial(nb, pb))
+        alpha = (0.05, 0.05 / 30)[i % 2]
+        tab = E._Table(ka, na, kb, nb, alpha / 50)
+        lo, hi = E._search(tab, alpha)
+        se = np.sqrt(max(ka * (na - ka) / na**3 + kb * (nb - kb) / nb**3, 1e-6))
+        x = np.arange(na + 1.0)[:, None, None]
+        y = np.arange(nb + 1.0)[None, :, None]
+        for end, sign in ((lo, -1.0), (hi, 1.0)):
+            d = end + sign * se * 0.001 * np.arange(1, 301)
+            d = d[np.abs(d) < 1.0]
+            if d.size < 2:
+                continue
+            t_obs = np.abs(score_statistic(float(ka), float(kb), na, nb, d))
+            region = np.abs(score_statistic(x, y, na, nb, d[None, None, :])) >= t_obs * (
+                1.0 - inversion.TIE)
+            cut = np.flatnonzero((region[..., 1:] != region[..., :-1]).any(axis=(0, 1))) + 1
+            p, _ = inversion._pvalues(tab, d, None)
+            for a, b in zip(np.r_[0, cut], np.r_[cut, d.size], strict=True):
+                count += 1
+                over = p[a:b].max() - max(p[a], p[b - 1])
+                if over > 1e-12:
+                    interior += 1
+                    worst = max(worst, over / alpha)
+    print(f"{tables} random tables (5 to 150 per group, seed {seed}), 0.3 se past each end on "
+          f"a grid of 0.001 se: {count:,} pieces of constant rejection region, {interior} with "
+          f"p higher inside than at both ends (by at most {worst:.2g} of alpha); CPU "
+          f"{time.process_time() - t:.1f} s")
 
 
 def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("check", choices=["scan", "sup", "newton", "batch", "onesided", "rounds",
-                                      "islands", "finegrid"])
+                                      "islands", "finegrid", "pieces"])
     ap.add_argument("--tables", type=int, default=300)
     ap.add_argument("--seed", type=int, default=11)
+    ap.add_argument("--reach", type=float, default=0.5,
+                    help="finegrid: how far past each end to check, in standard errors")
     args = ap.parse_args(argv)
     if args.check == "scan":
         scan(args.tables, args.seed)
@@ -340,7 +393,9 @@ def main(argv=None) -> None:
     elif args.check == "islands":
         islands(args.tables, args.seed)
     elif args.check == "finegrid":
-        finegrid(args.tables, args.seed)
+        finegrid(args.tables, args.seed, args.reach)
+    elif args.check == "pieces":
+        pieces(args.tables, args.seed)
     else:
         {"sup": sup, "newton": newton, "batch": batch}[args.check](args.seed)
 

@@ -109,7 +109,12 @@ def main(argv=None) -> int:
                 continue
             d = np.abs(a.astype(float) - b.astype(float))
             moved = (a.tobytes() != b.tobytes()) and int((d > 0).sum())
-            print(f"DIFFERENT: {key}: {moved} of {a.size} numbers, by at most "
+            way = ""
+            if key.startswith(("exact_", "batched")) and a.ndim == 2 and a.shape[1] == 2:
+                # intervals: how many ends moved outwards (lower down, upper up)
+                out = int((b[:, 0] < a[:, 0]).sum() + (b[:, 1] > a[:, 1]).sum())
+                way = f" ({out} outwards)"
+            print(f"DIFFERENT: {key}: {moved} of {a.size} numbers{way}, by at most "
                   f"{float(np.nanmax(d)):.2g}")
     print("bit-identical" if not bad else f"{bad} arrays differ")
     return 1 if bad else 0
