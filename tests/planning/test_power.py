@@ -240,18 +240,18 @@ def test_exact_plan_settled_by_one_pvalue_finds_the_same_n(kwargs, monkeypatch):
         assert fast == 1377
 
 
-def test_exact_plan_counts_an_accepted_value_the_search_misses(monkeypatch):
-    # 19 of 63 against 25 of 251 at 99.5%: the search's hull ends at 0.0542 but its test
-    # also accepts 0.0531-0.0532, an island narrower than the search's scan step past the
-    # end; the one-p-value check finds it there, so that table's power counts as short and
-    # the plan asks for one example more than the search alone (the conservative side)
+def test_exact_plan_counts_an_island_the_search_now_finds(monkeypatch):
+    # 19 of 63 against 25 of 251 at 99.5%: the test accepts 0.0531-0.0532, an island past
+    # the end the search found before its zoom (0.0542); the hull now holds it, so the
+    # one-p-value check and the search alone agree again (both asked 315; the search alone
+    # asked 314 before)
     from fairbound.stats.exact import clear_cache, exact_interval, exact_pvalue
 
     lo, _ = exact_interval(19, 63, 25, 251, 0.995)
-    assert exact_pvalue(19, 63, 25, 251, 0.0532, gamma=0.005 / 50) > 0.005 and lo > 0.054
+    assert exact_pvalue(19, 63, 25, 251, 0.0532, gamma=0.005 / 50) > 0.005 and lo < 0.0531
     kwargs = dict(gap=0.2, power=0.8, rate_b=0.1, share=0.2, confidence_level=0.995)
     clear_cache()
     assert solve_power("exact", **kwargs).n_total == 315
     _without_accepts(monkeypatch)
     clear_cache()
-    assert solve_power("exact", **kwargs).n_total == 314
+    assert solve_power("exact", **kwargs).n_total == 315

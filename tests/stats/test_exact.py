@@ -238,6 +238,52 @@ def test_hull_contains_islands_of_acceptance(table):
     assert idx[-1] - idx[0] + 1 > idx.size       # the set itself has a gap
 
 
+# Islands the search used to miss (benchmarks/exact_checks.py finegrid, seed 11, before the
+# zoom): one past the old 0.3 se scan (p 11.9% above alpha) and three narrower than its
+# 0.01 se step; each (lo, hi) holds values the test accepts, past the old hull's end.
+MISSED = [((3, 12, 71, 74), 1 - 0.05 / 30, (-0.2358, -0.2320)),
+          ((24, 26, 39, 47), 1 - 0.05 / 30, (-0.2541, -0.2539)),
+          ((20, 66, 17, 19), 1 - 0.05 / 30, (-0.1897, -0.1894)),
+          ((3, 28, 50, 131), 0.95, (-0.0925, -0.0922))]
+
+
+@pytest.mark.parametrize("table,level,island", MISSED)
+def test_hull_reaches_islands_past_the_scan(table, level, island):
+    alpha = 1.0 - level
+    d = np.linspace(*island, 41)
+    p = E.exact_pvalue(*table, d, gamma=alpha * E.GAMMA_SHARE)
+    assert (p > alpha).any()                       # the test accepts there
+    lo, hi = E.exact_interval(*table, level)
+    accepted = d[p > alpha]
+    assert lo <= accepted.min() and accepted.max() <= hi
+
+
+def test_crossings_bracket_every_change_of_the_rejection_region():
+    # _crossings against the region read on a dense grid: the same number of changes in
+    # each interval, and each bracket has the table on different sides at its two ends
+    table, alpha = (24, 26, 39, 47), 0.05 / 30
+    tab = E._Table(*table, alpha / 50)
+    d0 = np.array([-0.2560, -0.2545])       # changes near -0.25567, and -0.25446,
+    d1 = np.array([-0.2545, -0.2540])       # -0.25408, -0.25405 (a dense grid)
+    iv, left, right = inversion._crossings(tab, d0, d1)
+    x = np.arange(table[1] + 1.0)[:, None, None]
+    y = np.arange(table[3] + 1.0)[None, :, None]
+
+    def region(d):
+        d = np.atleast_1d(d)
+        t_obs = np.abs(E.score_statistic(24.0, 39.0, 26, 47, d)) * (1 - inversion.TIE)
+        return np.abs(E.score_statistic(x, y, 26, 47, d[None, None, :])) >= t_obs
+
+    for k in range(2):
+        grid = np.linspace(d0[k], d1[k], 1501)
+        inside = region(grid)
+        dense = int((inside[..., 1:] != inside[..., :-1]).sum())
+        assert (iv == k).sum() == dense > 0
+    changed = (region(left) != region(right)).reshape(-1, left.size)
+    assert changed.any(axis=0).all()
+    assert np.all(right - left < 1e-6)
+
+
 def test_close_to_wald_for_large_counts():
     ka, na, kb, nb = 150, 1000, 100, 1000
     lo, hi = E.exact_interval(ka, na, kb, nb)

@@ -48,18 +48,25 @@ rejected, end of a final bracket shorter than ``min(1e-5, 0.001 se)`` is reporte
 accepted set is not always an interval: past its first end it can be accepted again
 (found for 4 of 25 random tables at 10 and 25 examples, for extreme tables at 200 per
 group, up to 0.22 standard errors past the end; p hovers just below ``alpha`` in
-between).  The search therefore scans past each end, 0.3 se in steps of 0.01 when the
-counts vary little (``n p q <= 25``), 0.1 se when ``n p q <= 100`` (on 300 random tables
-there a 0.3 se scan found nothing further out: ``benchmarks/exact_checks.py scan``),
-0.02 se otherwise, and restarts from any accepted value it finds; the hull of what it
-finds is reported.  Where the tail bound below tests every null because one group is
+between).  The search therefore scans past each end, 0.5 se in steps of 0.01 when the
+counts vary little (``n p q <= 25``; an island was found 0.31 se out), 0.1 se when ``n p q
+<= 100`` (on 300 random tables there a 0.3 se scan found nothing further out:
+``benchmarks/exact_checks.py scan``), 0.02 se otherwise.  Islands narrower than the scan's
+step are found by zooming: past an end the rejection region ``{|T| >= |T_obs|}`` changes
+only at the nulls where one table's statistic meets the observed one, ``p`` is continuous
+between them and largest at an end of each such piece (on 21,918 pieces past the ends of
+300 random tables, none was higher inside: ``benchmarks/exact_checks.py pieces``), so
+between two scanned nulls whose ``p`` comes within 2% of ``alpha`` every such change is
+located (from the statistics of the window's tables, without p-values) and ``p`` tested on
+both sides of it.  The search restarts from any accepted value it finds; the hull of what
+it finds is reported.  Where the tail bound below tests every null because one group is
 large, a small other group's p can be accepted again much farther out (for 18 examples
 against 7,541,211, up to 0.5 se): such tables are also scanned, in steps of 0.02 se of the
 smaller group, out to the distance past which Hoeffding's inequality rejects every null,
 and the hull widened to the outermost accepted null found (``_far_scan`` in
 :mod:`~fairbound.stats.exact.inversion`; on 400 random such tables no null accepted on a
-grid of 0.001 fell more than 1e-4 outside the hull, against 54 tables, up to 0.205 past
-an end, before: ``python benchmarks/exact_checks.py islands --tables 400``).
+grid of 0.001 fell more than 1e-4 outside the hull, against 54 tables, up to 0.205 past an
+end, before: ``python benchmarks/exact_checks.py islands --tables 400``).
 
 Without scipy.  Groups of up to 10,000 examples are handled without importing scipy (whose
 ``scipy.special`` import costs more than a small audit's intervals): normal quantiles come
@@ -91,25 +98,29 @@ Not covered: the examples of a group must be independent draws with one success
 probability (Bernoulli sampling within each group, groups independent); clustered or
 dependent annotations need another method.  Like every exact method for discrete data
 the interval is conservative (coverage above the level, by an amount that shrinks with
-the counts).  The hull is only as complete as the scan for islands described above: an
-island narrower than the scan's step, or farther out, is missed.  On 100 random small
-tables (5 to 600 examples per group, at 95% and ``1 - 0.05/30``), 10 had a value the test
-accepts past an end of the reported hull on a grid of 0.0005 standard errors, up to 0.314
-of them past it (3 of 12 against 71 of 74 at ``1 - 0.05/30``: the hull ends at -0.2719,
-the test also accepts -0.2358 to -0.2320); ``python benchmarks/exact_checks.py finegrid
---tables 100``.  Where such an island reached 0, the verdict would claim a gap the test
-does not; the null false-claim checks through :func:`fairbound.audit`
-(``tests/test_validity.py``) and the coverage enumerations hold with the hull as
-searched.
+the counts).  The hull is only as complete as the scan and the zoom described above:
+the zoom tests at most 48 changes of the region per end and round, and none where the
+window of tables holds more than 8,000 (two groups of a few hundred examples or more,
+where the changes are dense and each moves ``p`` little).  Checked on a grid of 0.0005
+standard errors out to 0.5 past each end (``python benchmarks/exact_checks.py finegrid``
+with seeds 11, 12, 13: 500 random tables of 5 to 600 examples per group at 95% and ``1 -
+0.05/30``), 5 tables have a value the test accepts past the hull, at most 0.0425 se out
+with ``p`` at most 1.09% above ``alpha``, all at ends whose window the zoom leaves out;
+before the zoom, 33 of the same 500, up to 0.324 se out and 31.24% above ``alpha``.  Where
+such a value is 0, the verdict claims a gap the test does not; the null false-claim
+checks through :func:`fairbound.audit` (``tests/test_validity.py``) and the coverage
+enumerations hold with the hull as searched.
 Only 0/1 costs: fractional costs need ``betting``.  Speed: about 10-30 ms per interval up
 to a few thousand examples per group (pure numpy; most of it is per-call overhead), up to
 about 50 ms near the switch, and 10-25 ms at any size above it
-(``benchmarks/exact_power.py``).  An audit's tables in the tail-bound regime whose counts
-all vary (a group of any size against a large rest included, see
-:func:`~fairbound.stats.exact.inversion._bound_only`) are searched together, on arrays and
-on every core: 0.20 s of CPU for 600 tables of two large groups against 15.2 s with the
-one-table search (0.17 s against 16.6 s for 600 of a group against a large rest; ``python
-benchmarks/exact_checks.py onesided --tables 600``, ``benchmarks/results/exact_checks.txt``).
+(``benchmarks/exact_power.py``); the zoom adds 55-67% on small tables (5 to 600 examples
+per group: 35.7-38.6 ms a table against 22.9-24.2 ms, ``exact_checks.py finegrid``).  An
+audit's tables in the tail-bound regime whose counts all vary (a group of any size against
+a large rest included, see :func:`~fairbound.stats.exact.inversion._bound_only`) are
+searched together, on arrays and on every core: 0.20 s of CPU for 600 tables of two large
+groups against 15.2 s with the one-table search (0.17 s against 16.6 s for 600 of a group
+against a large rest; ``python benchmarks/exact_checks.py onesided --tables 600``,
+``benchmarks/results/exact_checks.txt``).
 
 References
 ----------

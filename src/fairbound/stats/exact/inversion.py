@@ -21,6 +21,7 @@ from fairbound.stats.exact.binomial import (
     _distinct,
     _ndtri,
     _unit,
+    _window,
     arcsine_grid,
     count_spread,
     dense_runs,
@@ -41,7 +42,7 @@ _DENSE_CELLS = 8_000    # runs from a dense table of statistics below this many 
 _MATRIX_CELLS = 20_000  # windows up to this many tables use a 0/1 acceptance matrix
 _SPACING = 0.8          # nuisance grid step, in standard errors (arcsine scale)
 _SETTLED = 0.01         # grid p-values this far below alpha are rejections (gain < 0.004)
-_SCAN_WIDE = (0.3, 0.01)    # islands are looked for 0.3 se past each end in 0.01 steps,
+_SCAN_WIDE = (0.5, 0.01)    # islands are looked for 0.5 se past each end in 0.01 steps,
 _SCAN_MID = (0.1, 0.01)     # 0.1 se when 25 < n p q <= 100 (on 300 random tables there, at
                             # 95% and 99.67%, a 0.3 se scan found nothing further out:
                             # python benchmarks/exact_checks.py scan),
@@ -476,6 +477,137 @@ def _grid_rows(tab: _Table, x: float, y: float, u: np.ndarray, keys: list[tuple]
 
 _smooth = count_spread
 
+# the zoom past each end (:func:`_zoom`): where the scanned p-values come within 2% of
+# alpha, p is tested on both sides of every change of the rejection region
+_ZOOM_HOVER = 0.02      # intervals with a scanned p above (1 - 0.02) alpha are zoomed into
+_ZOOM_CELLS = 8_000     # not where the window holds more tables (the statistics cost more
+                        # than the search: 2 groups of a few hundred)
+_ZOOM_CHANGES = 48      # changes tested per zoom, in the intervals of highest p first
+_ZOOM_SUB = 4           # sub-intervals in which the tables near the region are read
+_ZOOM_SPLIT = 16        # each change's bracket is cut in 16 pieces,
+_ZOOM_ROUNDS = 3        # three times (to 1/4,096 of its sub-interval)
+
+
+def _crossings(tab: _Table, d0: np.ndarray, d1: np.ndarray):
+    """Where the rejection region changes between ``d0`` and ``d1`` (arrays of intervals).
+
+    The region ``R(d) = {(x, y) : |T(x, y; d)| >= |T_obs(d)|}`` is constant between the
+    nulls at which one table's statistic meets the observed one.  Every table of the
+    intervals' window is read at their ends; one that is on different sides at the two
+    ends of an interval, or borders the region (a neighbour in ``y`` on the other side) at
+    one of them, is read again at :data:`_ZOOM_SUB` evenly spaced nulls of the interval,
+    and every change of side is narrowed to a bracket ``(l, r)`` 1/4,096 of a sub-interval
+    wide: ``l`` lies on the side before the change, ``r`` after.  A table that
+    changes side twice between two sub-points is not seen.
+
+    Returns ``(interval, l, r)``: per crossing its interval's index and its bracket, or
+    ``None`` where the window holds more than :data:`_ZOOM_CELLS` tables.
+    """
+    na, nb = tab.na, tab.nb
+    empty = (np.empty(0, int), np.empty(0), np.empty(0))
+    at, where = np.unique(np.r_[d0, d1], return_inverse=True)   # ends shared by intervals
+    lo, hi = tab.nuisance(at)
+    use = lo <= hi
+    if not use.any():
+        return empty
+    xl, xh = _window(na, float(np.min(lo[use] + at[use])), float(np.max(hi[use] + at[use])))
+    yl, yh = _window(nb, float(np.min(lo[use])), float(np.max(hi[use])))
+    wx, wy = xh - xl + 1, yh - yl + 1
+    if wx * wy > _ZOOM_CELLS:
+        return None
+    x, y = np.meshgrid(np.arange(xl, xh + 1.0), np.arange(yl, yh + 1.0), indexing="ij")
+    x, y = x.ravel(), y.ravel()
+    ka, kb = float(tab.ka), float(tab.kb)
+
+    def side(xx, yy, dd):
+        t_obs = np.abs(score_statistic(ka, kb, na, nb, dd)) * (1.0 - _TIE)
+        return np.abs(score_statistic(xx, yy, na, nb, dd)) >= t_obs
+
+    # the intervals' ends first: a table can change side inside an interval if its sides
+    # at the ends differ, or (twice) if it borders the region at one of them
+    ends = side(x[None, :], y[None, :], at[:, None])                # (ends, tables)
+    grid3 = ends.reshape(at.size, wx, wy)
+    edge = np.zeros(grid3.shape, bool)
+    edge[..., 1:] |= grid3[..., 1:] != grid3[..., :-1]
+    edge[..., :-1] |= grid3[..., 1:] != grid3[..., :-1]
+    edge = edge.reshape(ends.shape)
+    e0, e1 = where[:d0.size], where[d0.size:]
+    near = (ends[e0] != ends[e1]) | edge[e0] | edge[e1]
+    iv, t = np.nonzero(near)
+    if not iv.size:
+        return empty
+    # then those tables at the sub-points of their interval
+    u = np.linspace(0.0, 1.0, _ZOOM_SUB + 1)
+    grid = d0[iv, None] + (d1 - d0)[iv, None] * u                # (pairs, sub)
+    inside = side(x[t, None], y[t, None], grid)
+    pair, k = np.nonzero(inside[:, 1:] != inside[:, :-1])
+    if not pair.size:
+        return empty
+    iv, t = iv[pair], t[pair]
+    xt, yt = x[t], y[t]
+    left, r = grid[pair, k], grid[pair, k + 1]
+    s_l = inside[pair, k]
+    # k-section, a few calls on many points rather than many on few: each round keeps
+    # the first of _ZOOM_SPLIT pieces where the side changes
+    frac = np.arange(1, _ZOOM_SPLIT) / _ZOOM_SPLIT
+    rows = np.arange(left.size)
+    for _ in range(_ZOOM_ROUNDS):
+        pts = left[:, None] + (r - left)[:, None] * frac
+        other = side(xt[:, None], yt[:, None], pts) != s_l[:, None]
+        j = np.where(other.any(axis=1), other.argmax(axis=1), frac.size)
+        pts = np.concatenate([left[:, None], pts, r[:, None]], axis=1)
+        left, r = pts[rows, j], pts[rows, j + 1]
+    return iv, left, r
+
+
+def _zoom(tab: _Table, end: _End, side: int, alpha: float) -> bool:
+    """Test ``p`` on both sides of every change of the rejection region where it hovers.
+
+    Past an end the p-value is continuous between the nulls where a table enters or leaves
+    the rejection region (:func:`_crossings`) and, on every table measured, largest at one
+    end of each such piece (``python benchmarks/exact_checks.py pieces``), so an island
+    narrower than the scan's step shows at a piece's end.  Every interval between two
+    scanned candidates of this end (past its bracket) where ``p`` at either candidate is
+    within :data:`_ZOOM_HOVER` of ``alpha`` is zoomed into: ``p`` is tested just before and
+    just after every change there (at most :data:`_ZOOM_CHANGES` changes, those of the
+    intervals of highest ``p`` first; none where the window holds more than
+    :data:`_ZOOM_CELLS` tables).  Returns whether a tested null was accepted (the search
+    then goes on from it).
+    """
+    inner, outer = end.bracket()
+    t_out = end.t[outer]
+    idx = sorted((i for i, v in enumerate(end.t) if t_out <= v <= end.scanned + 1e-9),
+                 key=end.t.__getitem__)
+    pairs = [(i, j) for i, j in zip(idx[:-1], idx[1:], strict=True)
+             if end.t[j] > end.zoomed and end.d[i] != end.d[j]
+             and max(end.p[i], end.p[j]) > (1.0 - _ZOOM_HOVER) * alpha]
+    end.zoomed = max(end.zoomed, end.scanned)
+    if not pairs:
+        return False
+    d0 = np.array([end.d[i] for i, _ in pairs])
+    d1 = np.array([end.d[j] for _, j in pairs])
+    found = _crossings(tab, d0, d1)
+    if found is None or not found[1].size:
+        return False
+    iv, left, r = found
+    peak = np.maximum([end.p[i] for i, _ in pairs], [end.p[j] for _, j in pairs])
+    order = np.argsort(-peak, kind="stable")
+    count = np.bincount(iv, minlength=len(pairs))[order]
+    # whole intervals, highest peak first, while the budget lasts (at least one)
+    take = order[:max(1, int(np.searchsorted(np.cumsum(count), _ZOOM_CHANGES, "right")))]
+    keep = np.isin(iv, take)
+    d = _distinct(np.r_[left[keep], r[keep]])
+    p, full = _pvalues(tab, d, alpha, _ZOOM_HOVER * alpha)
+    sign = 1.0 if side == 0 else -1.0
+    t = sign * score_statistic(float(tab.ka), float(tab.kb), tab.na, tab.nb, d)
+    hit = False
+    for ti, di, pi, fi in zip(t.tolist(), d.tolist(), p.tolist(), full.tolist(),
+                              strict=True):
+        acc = pi > alpha
+        hit |= acc and ti > end.t[inner]
+        end.add(ti, di, pi, acc, acc or fi or pi <= (1.0 - _ZOOM_HOVER) * alpha)
+    return hit
+
 
 def _z_of_p(p):
     return _ndtri(1.0 - 0.5 * min(max(p, 1e-300), 1.0 - 1e-16))
@@ -491,6 +623,7 @@ class _End:
         self.acc, self.sure = [True, False], [True, True]
         self.done = False
         self.scanned = -math.inf     # how far (in t) past its end the set was scanned
+        self.zoomed = -math.inf      # and how far its changes of region were tested
         self.precise = False         # refine candidates' p-values near alpha
 
     def add(self, t, d, p, acc, sure):
@@ -534,6 +667,9 @@ def _search(tab: _Table, alpha: float, tol: float = 1e-3) -> tuple[float, float]
     final; a rejection within ``_SETTLED`` of ``alpha`` is checked with the full supremum
     once it is the outer end of a bracket shorter than ``min(1e-5, tol * se)``.  The outer,
     rejected, end is reported, so the interval errs on the wide side by less than that.
+    Past each end the search scans for islands of acceptance and zooms into the changes of
+    the rejection region where the scanned p-values come close to ``alpha``
+    (:func:`_zoom`); from any accepted null it finds it goes on outwards.
     """
     z = _ndtri(1.0 - alpha / 2.0)
     # small tables: p(d) jumps, so bisect with many candidates per round (cheap there)
@@ -571,9 +707,13 @@ def _search(tab: _Table, alpha: float, tol: float = 1e-3) -> tuple[float, float]
             ends[s].add(ti, di, pi, acc, acc or fi or pi <= alpha - _SETTLED)
         for s in work:
             end = ends[s]
-            inner, outer = end.bracket()
-            ti, to = end.t[inner], end.t[outer]
-            if abs(end.d[outer] - end.d[inner]) <= stop or to - ti <= 1e-12:
+            bisect = False
+            while True:
+                inner, outer = end.bracket()
+                ti, to = end.t[inner], end.t[outer]
+                if abs(end.d[outer] - end.d[inner]) > stop and to - ti > 1e-12:
+                    bisect = True
+                    break
                 reach = to + scan[0]
                 if np.isfinite(to) and end.scanned < reach - 1e-9:
                     # the accepted set can have islands past its first end: check the end
@@ -588,8 +728,14 @@ def _search(tab: _Table, alpha: float, tol: float = 1e-3) -> tuple[float, float]
                     end.scanned = reach
                 elif not end.sure[outer]:
                     plan[s] = (np.array([to]), _SETTLED)
+                elif end.zoomed < end.scanned and _zoom(tab, end, s, alpha):
+                    # an island past the end, found between two changes of the rejection
+                    # region: go on from the new bracket
+                    continue
                 else:
                     end.done = True
+                break
+            if not bisect:
                 continue
             zi, zo = _z_of_p(end.p[inner]), _z_of_p(end.p[outer])
             if not np.isfinite(to):
