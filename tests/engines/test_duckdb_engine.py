@@ -359,3 +359,75 @@ def test_hashed_sample_from_parquet_is_keyed_by_row_position(tmp_path):
         np.testing.assert_array_equal(x, y)
         # copies of a value do not enter together: far fewer than 20 copies per value
         assert np.unique(x, return_counts=True)[1].max() < 10
+
+
+# ----------------------------------------------------------------------------- connection
+
+
+def _catalog(con):
+    views = con.execute("SELECT view_name FROM duckdb_views() WHERE NOT internal").fetchall()
+    dbs = con.execute("SELECT database_name FROM duckdb_databases() WHERE NOT internal "
+                      "AND database_name <> 'memory'").fetchall()
+    return views, dbs
+
+
+def test_a_thread_keeps_one_connection_and_each_scan_leaves_it_clean(df, tmp_path):
+    from fairbound.engines import duckdb_engine as D
+
+    df.to_json(tmp_path / "a.jsonl", orient="records", lines=True)
+    aggregate(df, SPEC)
+    kept = D._KEPT.con
+    assert kept is not None and _catalog(kept) == ([], [])
+    # a file (a view over a relation), a JSON file (a view renamed and rebuilt), a failing
+    # scan: the same connection, nothing left on it
+    for src in (tmp_path / "a.jsonl", df):
+        aggregate(src, SPEC)
+        assert D._KEPT.con is kept and _catalog(kept) == ([], [])
+    with pytest.raises(FairboundError):
+        aggregate(df, dataclasses.replace(SPEC, label="nope"))
+    assert D._KEPT.con is kept and _catalog(kept) == ([], [])
+    # nested: the inner scan gets a connection of its own
+    with D.pooled_connection() as outer, D.pooled_connection() as inner:
+        assert outer is kept and inner is not kept
+
+
+def test_a_database_source_closes_its_connection(df, tmp_path):
+    # a database source attaches the file and turns external access off for good: that
+    # connection is closed, and the next scan of a file gets a new one that can read it
+    from fairbound.engines import duckdb_engine as D
+
+    path = tmp_path / "w.duckdb"
+    con = duckdb.connect(str(path))
+    con.register("df", df)
+    con.execute("CREATE TABLE preds AS SELECT * FROM df")
+    con.close()
+    aggregate(df, SPEC)
+    kept = D._KEPT.con
+    aggregate(str(path), SPEC)
+    assert D._KEPT.con is None
+    with pytest.raises(duckdb.ConnectionException):
+        kept.execute("SELECT 1")
+    df.to_parquet(tmp_path / "a.parquet", index=False)
+    np.testing.assert_array_equal(aggregate(tmp_path / "a.parquet", SPEC).confusion,
+                                  aggregate(df, SPEC).confusion)
+    assert D._KEPT.con.execute(   # fetchall: a result left open would block the next scan
+        "SELECT current_setting('enable_external_access')").fetchall() == [(True,)]
+
+
+def test_threads_never_share_a_connection(df):
+    import threading
+
+    from fairbound.engines import duckdb_engine as D
+
+    seen = {}
+
+    def run(name):
+        aggregate(df, SPEC)
+        seen[name] = D._KEPT.con
+
+    threads = [threading.Thread(target=run, args=(k,)) for k in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert seen[0] is not None and seen[1] is not None and seen[0] is not seen[1]

@@ -211,12 +211,15 @@ def count_slices(data, *, features, label, prediction, pos_label, depth: int,
                 return _count(_SparkRunner(source), plan, **args)
         except FairboundError as exc:
             raise _rename(exc) from None
-    import duckdb
 
-    from fairbound.engines.duckdb_engine import check_types, open_source, scan_errors
+    from fairbound.engines.duckdb_engine import (
+        check_types,
+        open_source,
+        pooled_connection,
+        scan_errors,
+    )
 
-    con = duckdb.connect(config={"autoinstall_known_extensions": False})
-    try:
+    with pooled_connection() as con:
         with scan_errors(opening=True):
             try:
                 source, plan = open_source(con, data, spec)
@@ -224,8 +227,6 @@ def count_slices(data, *, features, label, prediction, pos_label, depth: int,
                 raise _rename(exc) from None
             check_types(con, plan, source.columns, source.description)
         return _count(_DuckRunner(con, source), plan, **args)
-    finally:
-        con.close()
 
 
 class _DuckRunner:

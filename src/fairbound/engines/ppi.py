@@ -385,12 +385,14 @@ def _query(plan: Plan, spec: AggregateSpec, proxy_kind: str, relation: str,
 
 def _duckdb_rows(data, spec: AggregateSpec, proxy_kind: str):
     """``(rows, plan, engine, description)``: the statistics query run by DuckDB."""
-    import duckdb
+    from fairbound.engines.duckdb_engine import (
+        check_types,
+        open_source,
+        pooled_connection,
+        scan_errors,
+    )
 
-    from fairbound.engines.duckdb_engine import check_types, open_source, scan_errors
-
-    con = duckdb.connect(config={"autoinstall_known_extensions": False})
-    try:
+    with pooled_connection() as con:
         with scan_errors():
             try:
                 source, plan = open_source(con, data, spec)
@@ -409,8 +411,6 @@ def _duckdb_rows(data, spec: AggregateSpec, proxy_kind: str):
                 _check_numeric(con, term, source, param)
             query = _query(plan, spec, proxy_kind, "src", "duckdb")
             rows = con.sql(query).to_arrow_table().to_pylist()
-    finally:
-        con.close()
     return rows, plan, source.engine, source.description
 
 

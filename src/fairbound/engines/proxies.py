@@ -199,13 +199,15 @@ def _queries(plan: Plan, k: int, *, cell: bool, weighted: bool, by_vector: bool,
 
 
 def _run_duckdb(data, spec: AggregateSpec, build):
-    import duckdb
-
-    from fairbound.engines.duckdb_engine import check_types, open_source, scan_errors
+    from fairbound.engines.duckdb_engine import (
+        check_types,
+        open_source,
+        pooled_connection,
+        scan_errors,
+    )
     from fairbound.engines.ppi import _check_numeric
 
-    con = duckdb.connect(config={"autoinstall_known_extensions": False})
-    try:
+    with pooled_connection() as con:
         with scan_errors():
             source, plan = open_source(con, data, spec)
             check_types(con, plan, source.columns, source.description)
@@ -214,8 +216,6 @@ def _run_duckdb(data, spec: AggregateSpec, build):
                     _check_numeric(con, term, source, param)
             rows = {name: con.sql(q).to_arrow_table().to_pylist()
                     for name, q in build(plan, "src", "duckdb").items()}
-    finally:
-        con.close()
     return rows, source.engine, source.description
 
 

@@ -236,12 +236,14 @@ def _few_rows(con, data) -> bool:
 
 def _duckdb_table(data, spec: AggregateSpec, bins):
     """``(arrow table, plan, engine, description, bytes)``: the histogram query in DuckDB."""
-    import duckdb
+    from fairbound.engines.duckdb_engine import (
+        check_types,
+        open_source,
+        pooled_connection,
+        scan_errors,
+    )
 
-    from fairbound.engines.duckdb_engine import check_types, open_source, scan_errors
-
-    con = duckdb.connect(config={"autoinstall_known_extensions": False})
-    try:
+    with pooled_connection() as con:
         with scan_errors(opening=True):
             try:
                 source, plan = open_source(con, data, spec)
@@ -260,8 +262,6 @@ def _duckdb_table(data, spec: AggregateSpec, bins):
                     _release_arrow_memory()
             if table is None:
                 table = con.sql(query, params=params or None).to_arrow_table()
-    finally:
-        con.close()
     return table, plan, source.engine, source.description, int(table.nbytes)
 
 
