@@ -294,19 +294,25 @@ def islands(tables: int, seed: int) -> None:
           f"{far:.3g} past an end); CPU {time.process_time() - t:.1f} s")
 
 
+def _small_tables(seed: int, tables: int, n_max: int):
+    """Random small tables ``(k_a, n_a, k_b, n_b, alpha)``: sizes log-uniform from 5 to
+    ``n_max``, rates uniform in 0.02-0.98, alpha 0.05 and 0.05/30 in turn."""
+    rng = np.random.default_rng(seed)
+    for i in range(tables):
+        na, nb = (int(v) for v in np.exp(rng.uniform(np.log(5), np.log(n_max), 2)))
+        pa, pb = rng.uniform(0.02, 0.98, 2)
+        yield int(rng.binomial(na, pa)), na, int(rng.binomial(nb, pb)), nb, (
+            0.05, 0.05 / 30)[i % 2]
+
+
 def finegrid(tables: int, seed: int, reach: float = 0.5) -> None:
     from fairbound.stats.exact import inversion
 
-    rng = np.random.default_rng(seed)
     missed = []
     searching = 0.0
     steps = int(round(reach / 0.0005))
     t = time.process_time()
-    for i in range(tables):
-        na, nb = (int(v) for v in np.exp(rng.uniform(np.log(5), np.log(600), 2)))
-        pa, pb = rng.uniform(0.02, 0.98, 2)
-        ka, kb = int(rng.binomial(na, pa)), int(rng.binomial(nb, pb))
-        alpha = (0.05, 0.05 / 30)[i % 2]
+    for ka, na, kb, nb, alpha in _small_tables(seed, tables, 600):
         tab = E._Table(ka, na, kb, nb, alpha / 50)
         t0 = time.process_time()
         lo, hi = E._search(tab, alpha)
@@ -340,14 +346,9 @@ def pieces(tables: int, seed: int) -> None:
     from fairbound.stats.exact import inversion
     from fairbound.stats.exact.statistic import score_statistic
 
-    rng = np.random.default_rng(seed)
     count, interior, worst = 0, 0, 0.0
     t = time.process_time()
-    for i in range(tables):
-        na, nb = (int(v) for v in np.exp(rng.uniform(np.log(5), np.log(150), 2)))
-        pa, pb = rng.uniform(0.02, 0.98, 2)
-        ka, kb = int(rng.binomial(na, pa)), int(rng.binomial(nb, pb))
-        alpha = (0.05, 0.05 / 30)[i % 2]
+    for ka, na, kb, nb, alpha in _small_tables(seed, tables, 150):
         tab = E._Table(ka, na, kb, nb, alpha / 50)
         lo, hi = E._search(tab, alpha)
         se = np.sqrt(max(ka * (na - ka) / na**3 + kb * (nb - kb) / nb**3, 1e-6))

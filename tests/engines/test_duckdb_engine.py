@@ -44,12 +44,17 @@ def test_csv_tsv_jsonl_and_list_of_files_agree(df, tmp_path):
         assert got.excluded == ref.excluded and got.engine == "duckdb"
 
 
-def test_database_table_forms(df, tmp_path):
-    path = tmp_path / "w.duckdb"
+def _database(df, path):
+    """A DuckDB database file at ``path`` holding ``df`` as the table ``preds``."""
     con = duckdb.connect(str(path))
     con.register("df", df)
     con.execute("CREATE TABLE preds AS SELECT * FROM df")
     con.close()
+    return path
+
+
+def test_database_table_forms(df, tmp_path):
+    path = _database(df, tmp_path / "w.duckdb")
     one = aggregate(str(path), SPEC)  # the only table
     named = aggregate(f"{path}::preds", SPEC)
     np.testing.assert_array_equal(one.confusion, named.confusion)
@@ -396,11 +401,7 @@ def test_a_database_source_closes_its_connection(df, tmp_path):
     # connection is closed, and the next scan of a file gets a new one that can read it
     from fairbound.engines import duckdb_engine as D
 
-    path = tmp_path / "w.duckdb"
-    con = duckdb.connect(str(path))
-    con.register("df", df)
-    con.execute("CREATE TABLE preds AS SELECT * FROM df")
-    con.close()
+    path = _database(df, tmp_path / "w.duckdb")
     aggregate(df, SPEC)
     kept = D._KEPT.con
     aggregate(str(path), SPEC)
