@@ -110,17 +110,17 @@ before the zoom, 33 of the same 500, up to 0.324 se out and 31.24% above ``alpha
 such a value is 0, the verdict claims a gap the test does not; the null false-claim
 checks through :func:`fairbound.audit` (``tests/test_validity.py``) and the coverage
 enumerations hold with the hull as searched.
-Only 0/1 costs: fractional costs need ``betting``.  Speed: about 10-30 ms per interval up
-to a few thousand examples per group (pure numpy; most of it is per-call overhead), up to
-about 50 ms near the switch, and 10-25 ms at any size above it
-(``benchmarks/exact_power.py``); the zoom adds 55-67% on small tables (5 to 600 examples
-per group: 35.7-38.6 ms a table against 22.9-24.2 ms, ``exact_checks.py finegrid``).  An
-audit's tables in the tail-bound regime whose counts all vary (a group of any size against
-a large rest included, see :func:`~fairbound.stats.exact.inversion._bound_only`) are
-searched together, on arrays and on every core: 0.20 s of CPU for 600 tables of two large
-groups against 15.2 s with the one-table search (0.17 s against 16.6 s for 600 of a group
-against a large rest; ``python benchmarks/exact_checks.py onesided --tables 600``,
-``benchmarks/results/exact_checks.txt``).
+Only 0/1 costs: fractional costs need ``betting``.  Speed: 15.2 ms per interval at 50
+examples per group, 21.0 ms at 500 and 26.8 ms at 5,000 (pure numpy; most of it is
+per-call overhead), 1.9 ms and 7.5 ms at 50,000 and 5,000,000 in the tail-bound regime
+(rates 0.15 vs 0.10, ``benchmarks/exact_power.py``); the zoom adds 55-67% on small
+tables (5 to 600 examples per group: 35.7-38.6 ms a table against 22.9-24.2 ms,
+``exact_checks.py finegrid``).  An audit's tables in the tail-bound regime whose counts
+all vary (a group of any size against a large rest included, see
+:func:`~fairbound.stats.exact.inversion._bound_only`) are searched together, on arrays and
+on every core: 0.20 s of CPU for 600 tables of two large groups against 15.2 s with the
+one-table search (0.17 s against 16.6 s for 600 of a group against a large rest; ``python
+benchmarks/exact_checks.py onesided --tables 600``, ``benchmarks/results/exact_checks.txt``).
 
 References
 ----------
