@@ -45,69 +45,6 @@ _JSON = (".json", ".jsonl", ".ndjson", ".json.gz", ".jsonl.gz")
 _DATABASE = (".duckdb", ".ddb", ".db")
 #: Environment variable that lets an audited database's views read files (off by default).
 ALLOW_EXTERNAL_ACCESS = "FAIRBOUND_ALLOW_EXTERNAL_ACCESS"
-
-_KEPT = threading.local()   # each thread's idle connection and the process that made it
-
-
-@contextmanager
-def pooled_connection():
-    """A DuckDB connection for one scan: the thread's kept one, or a new one.
-
-    ``duckdb.connect`` makes a new in-memory database, about 21 ms of CPU
-    (``benchmarks/bench_repeat.py``), paid again by every audit of a process: more than a
-    small audit's scan.  So each thread keeps one idle connection; a scan takes it (a
-    nested scan meanwhile makes its own) and gives it back as it found it: every view it
-    left (``src``, registered data) is dropped.  A connection the scan changed for good is
-    closed instead: an attached database (a database source, which also turns external
-    access off for the connection), a setting, or any object that could not be dropped.
-    Connections are never shared between threads or processes.
-
-    Examples
-    --------
-    >>> with pooled_connection() as con:
-    ...     con.execute("SELECT 42").fetchall()
-    [(42,)]
-    """
-    import duckdb
-
-    pid = os.getpid()
-    con = getattr(_KEPT, "con", None) if getattr(_KEPT, "pid", None) == pid else None
-    _KEPT.con = None
-    if con is None:
-        # never download extensions while reading a user's data
-        con = duckdb.connect(config={"autoinstall_known_extensions": False})
-    try:
-        yield con
-    finally:
-        if _reset(con):
-            _KEPT.con, _KEPT.pid = con, pid
-        else:
-            con.close()
-
-
-def _reset(con) -> bool:
-    """Drop what a scan left on ``con``; whether it is as new (else it is closed)."""
-    # fetchall() throughout: a result left unfetched blocks the connection's next use
-    try:
-        if con.execute("SELECT current_setting('enable_external_access')").fetchall() != [
-                (True,)]:
-            return False
-        if con.execute("SELECT count(*) FROM duckdb_databases() WHERE NOT internal "
-                       "AND database_name <> 'memory'").fetchall() != [(0,)]:
-            return False
-        views = con.execute("SELECT database_name, schema_name, view_name, temporary "
-                            "FROM duckdb_views() WHERE NOT internal").fetchall()
-        for db, schema, name, temporary in views:
-            if temporary:
-                con.unregister(name)
-            con.execute(f"DROP VIEW IF EXISTS {quote(db)}.{quote(schema)}.{quote(name)}"
-                        ).fetchall()
-        left = con.execute(
-            "SELECT (SELECT count(*) FROM duckdb_views() WHERE NOT internal) + "
-            "(SELECT count(*) FROM duckdb_tables())").fetchall()
-        return left == [(0,)]
-    except Exception:  # noqa: BLE001  (any failure: the connection is closed, not kept)
-        return False
 _NESTED = re.compile(r"(\[|STRUCT|MAP|UNION|BLOB|BIT\b|VARIANT|GEOMETRY)", re.IGNORECASE)
 _NUMERIC = re.compile(
     r"^(TINYINT|SMALLINT|INTEGER|BIGINT|HUGEINT|UTINYINT|USMALLINT|UINTEGER|UBIGINT|"
@@ -981,6 +918,71 @@ def _fetch_dicts(con, query: str, params=None) -> tuple[list[dict], int]:
     else:
         rows = rel.to_arrow_table().to_pylist()
     return rows, collected_size(rows)
+
+
+_KEPT = threading.local()   # each thread's idle connection and the process that made it
+
+
+@contextmanager
+def pooled_connection():
+    """A DuckDB connection for one scan: the thread's kept one, or a new one.
+
+    ``duckdb.connect`` makes a new in-memory database, about 21 ms of CPU
+    (``benchmarks/bench_repeat.py``), paid again by every audit of a process: more than a
+    small audit's scan.  So each thread keeps one idle connection; a scan takes it (a
+    nested scan meanwhile makes its own) and gives it back as it found it: every view it
+    left (``src``, registered data) is dropped.  A connection the scan changed for good is
+    closed instead: an attached database (a database source, which also turns external
+    access off for the connection; no scan changes another setting), or any view or table
+    that could not be dropped.
+    Connections are never shared between threads or processes.
+
+    Examples
+    --------
+    >>> with pooled_connection() as con:
+    ...     con.execute("SELECT 42").fetchall()
+    [(42,)]
+    """
+    import duckdb
+
+    pid = os.getpid()
+    con = getattr(_KEPT, "con", None) if getattr(_KEPT, "pid", None) == pid else None
+    _KEPT.con = None
+    if con is None:
+        # never download extensions while reading a user's data
+        con = duckdb.connect(config={"autoinstall_known_extensions": False})
+    try:
+        yield con
+    finally:
+        if _reset(con):
+            _KEPT.con, _KEPT.pid = con, pid
+        else:
+            con.close()
+
+
+def _reset(con) -> bool:
+    """Drop what a scan left on ``con``; whether it is as new (else it is closed)."""
+    # fetchall() throughout: a result left unfetched blocks the connection's next use
+    try:
+        if con.execute("SELECT current_setting('enable_external_access')").fetchall() != [
+                (True,)]:
+            return False
+        if con.execute("SELECT count(*) FROM duckdb_databases() WHERE NOT internal "
+                       "AND database_name <> 'memory'").fetchall() != [(0,)]:
+            return False
+        views = con.execute("SELECT database_name, schema_name, view_name, temporary "
+                            "FROM duckdb_views() WHERE NOT internal").fetchall()
+        for db, schema, name, temporary in views:
+            if temporary:
+                con.unregister(name)
+            con.execute(f"DROP VIEW IF EXISTS {quote(db)}.{quote(schema)}.{quote(name)}"
+                        ).fetchall()
+        left = con.execute(
+            "SELECT (SELECT count(*) FROM duckdb_views() WHERE NOT internal) + "
+            "(SELECT count(*) FROM duckdb_tables())").fetchall()
+        return left == [(0,)]
+    except Exception:  # noqa: BLE001  (any failure: the connection is closed, not kept)
+        return False
 
 
 def aggregate_duckdb(data, spec: AggregateSpec) -> Aggregates:
