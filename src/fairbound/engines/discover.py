@@ -212,20 +212,15 @@ def count_slices(data, *, features, label, prediction, pos_label, depth: int,
         except FairboundError as exc:
             raise _rename(exc) from None
 
-    from fairbound.engines.duckdb_engine import (
-        check_types,
-        open_source,
-        pooled_connection,
-        scan_errors,
-    )
+    import fairbound.engines.duckdb_engine as duck
 
-    with pooled_connection() as con:
-        with scan_errors(opening=True):
+    with duck.pooled_connection() as con:
+        with duck.scan_errors(opening=True):
             try:
-                source, plan = open_source(con, data, spec)
+                source, plan = duck.open_source(con, data, spec)
             except FairboundError as exc:
                 raise _rename(exc) from None
-            check_types(con, plan, source.columns, source.description)
+            duck.check_types(con, plan, source.columns, source.description)
         return _count(_DuckRunner(con, source), plan, **args)
 
 

@@ -385,23 +385,18 @@ def _query(plan: Plan, spec: AggregateSpec, proxy_kind: str, relation: str,
 
 def _duckdb_rows(data, spec: AggregateSpec, proxy_kind: str):
     """``(rows, plan, engine, description)``: the statistics query run by DuckDB."""
-    from fairbound.engines.duckdb_engine import (
-        check_types,
-        open_source,
-        pooled_connection,
-        scan_errors,
-    )
+    import fairbound.engines.duckdb_engine as duck
 
-    with pooled_connection() as con:
-        with scan_errors():
+    with duck.pooled_connection() as con:
+        with duck.scan_errors():
             try:
-                source, plan = open_source(con, data, spec)
+                source, plan = duck.open_source(con, data, spec)
             except FairboundError as exc:
                 raise _as_proxy(exc) from None
             proxy_term = plan.cost
             if proxy_kind == "label":
                 _check_mixed_proxy(data, proxy_term)
-            check_types(con, replace(plan, cost=None), source.columns, source.description)
+            duck.check_types(con, replace(plan, cost=None), source.columns, source.description)
             if proxy_kind == "score":
                 _check_numeric(con, proxy_term, source, "proxy")
             else:

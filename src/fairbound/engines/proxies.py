@@ -199,18 +199,13 @@ def _queries(plan: Plan, k: int, *, cell: bool, weighted: bool, by_vector: bool,
 
 
 def _run_duckdb(data, spec: AggregateSpec, build):
-    from fairbound.engines.duckdb_engine import (
-        check_types,
-        open_source,
-        pooled_connection,
-        scan_errors,
-    )
+    import fairbound.engines.duckdb_engine as duck
     from fairbound.engines.ppi import _check_numeric
 
-    with pooled_connection() as con:
-        with scan_errors():
-            source, plan = open_source(con, data, spec)
-            check_types(con, plan, source.columns, source.description)
+    with duck.pooled_connection() as con:
+        with duck.scan_errors():
+            source, plan = duck.open_source(con, data, spec)
+            duck.check_types(con, plan, source.columns, source.description)
             for (param, _), term in zip(spec.extra, plan.extra, strict=True):
                 if param != "cell":
                     _check_numeric(con, term, source, param)

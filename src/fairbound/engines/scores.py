@@ -236,23 +236,18 @@ def _few_rows(con, data) -> bool:
 
 def _duckdb_table(data, spec: AggregateSpec, bins):
     """``(arrow table, plan, engine, description, bytes)``: the histogram query in DuckDB."""
-    from fairbound.engines.duckdb_engine import (
-        check_types,
-        open_source,
-        pooled_connection,
-        scan_errors,
-    )
+    import fairbound.engines.duckdb_engine as duck
 
-    with pooled_connection() as con:
-        with scan_errors(opening=True):
+    with duck.pooled_connection() as con:
+        with duck.scan_errors(opening=True):
             try:
-                source, plan = open_source(con, data, spec)
-                check_types(con, plan, source.columns, source.description)
+                source, plan = duck.open_source(con, data, spec)
+                duck.check_types(con, plan, source.columns, source.description)
             except FairboundError as exc:
                 raise _rename(exc, "cost", "score") from None
         # exact: no sums, which follow from each row's score and count (_repeated_sum)
         query, params = histogram_query(plan, bins, sums=bins is not None)
-        with scan_errors(source.description):
+        with duck.scan_errors(source.description):
             table = None
             if bins is None and _few_rows(con, data):
                 # the rows themselves when there are few enough (no n, s, ss columns)
