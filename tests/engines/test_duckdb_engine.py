@@ -376,7 +376,15 @@ def _catalog(con):
     return views, dbs
 
 
-def test_a_thread_keeps_one_connection_and_each_scan_leaves_it_clean(df, tmp_path):
+@pytest.fixture
+def keep_any(monkeypatch):
+    """Keep the connection whatever a scan's time (a slow machine must not close it)."""
+    from fairbound.engines import duckdb_engine as D
+
+    monkeypatch.setattr(D, "KEEP_SECONDS", 1e9)
+
+
+def test_a_thread_keeps_one_connection_and_each_scan_leaves_it_clean(df, tmp_path, keep_any):
     from fairbound.engines import duckdb_engine as D
 
     df.to_json(tmp_path / "a.jsonl", orient="records", lines=True)
@@ -396,7 +404,7 @@ def test_a_thread_keeps_one_connection_and_each_scan_leaves_it_clean(df, tmp_pat
         assert outer is kept and inner is not kept
 
 
-def test_a_database_source_closes_its_connection(df, tmp_path):
+def test_a_database_source_closes_its_connection(df, tmp_path, keep_any):
     # a database source attaches the file and turns external access off for good: that
     # connection is closed, and the next scan of a file gets a new one that can read it
     from fairbound.engines import duckdb_engine as D
@@ -415,7 +423,17 @@ def test_a_database_source_closes_its_connection(df, tmp_path):
         "SELECT current_setting('enable_external_access')").fetchall() == [(True,)]
 
 
-def test_threads_never_share_a_connection(df):
+def test_a_long_scan_closes_its_connection(df, monkeypatch):
+    # past KEEP_SECONDS the connection is closed: a large scan leaves DuckDB's threads
+    # holding memory that only closing returns
+    from fairbound.engines import duckdb_engine as D
+
+    monkeypatch.setattr(D, "KEEP_SECONDS", 0.0)
+    aggregate(df, SPEC)
+    assert D._KEPT.con is None
+
+
+def test_threads_never_share_a_connection(df, keep_any):
     import threading
 
     from fairbound.engines import duckdb_engine as D

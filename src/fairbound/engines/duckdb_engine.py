@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 import re
 import threading
+import time
 from contextlib import contextmanager
 
 import numpy as np
@@ -921,6 +922,10 @@ def _fetch_dicts(con, query: str, params=None) -> tuple[list[dict], int]:
 
 
 _KEPT = threading.local()   # each thread's idle connection and the process that made it
+#: Scans longer than this (seconds) close their connection: a new one (21 ms) is small
+#: beside them, and a large scan leaves DuckDB's threads holding memory that only closing
+#: returns (16 MB after a 10M-row scan here).
+KEEP_SECONDS = 0.1
 
 
 @contextmanager
@@ -931,11 +936,11 @@ def pooled_connection():
     (``benchmarks/bench_repeat.py``), paid again by every audit of a process: more than a
     small audit's scan.  So each thread keeps one idle connection; a scan takes it (a
     nested scan meanwhile makes its own) and gives it back as it found it: every view it
-    left (``src``, registered data) is dropped.  A connection the scan changed for good is
-    closed instead: an attached database (a database source, which also turns external
-    access off for the connection; no scan changes another setting), or any view or table
-    that could not be dropped.
-    Connections are never shared between threads or processes.
+    left (``src``, registered data) is dropped.  A scan longer than :data:`KEEP_SECONDS`
+    closes its connection, and so does a scan that changed it for good: an attached
+    database (a database source, which also turns external access off for the
+    connection; no scan changes another setting), or any view or table that could not be
+    dropped.  Connections are never shared between threads or processes.
 
     Examples
     --------
@@ -951,10 +956,11 @@ def pooled_connection():
     if con is None:
         # never download extensions while reading a user's data
         con = duckdb.connect(config={"autoinstall_known_extensions": False})
+    start = time.perf_counter()
     try:
         yield con
     finally:
-        if _reset(con):
+        if time.perf_counter() - start < KEEP_SECONDS and _reset(con):
             _KEPT.con, _KEPT.pid = con, pid
         else:
             con.close()
