@@ -41,14 +41,15 @@ def fetch_all(sql: str) -> list:
         con.close()
 
 
-def run_child(script: str, args: list[str]) -> dict:
-    """Run ``python script *args`` in a fresh process; its last line of output, as JSON."""
+def run_child(script: str, args: list[str], env: dict[str, str] | None = None) -> dict:
+    """Run ``python script *args`` in a fresh process (environment ``env``, default this
+    one's); its last line of output, as JSON."""
     import json
     import subprocess
     import sys
 
     res = subprocess.run([sys.executable, script, *args], capture_output=True, text=True,
-                         check=True)
+                         check=True, env=env)
     return json.loads(res.stdout.strip().splitlines()[-1])
 
 

@@ -29,11 +29,11 @@ import json
 import os
 import platform
 import statistics
-import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
+
+from _common import run_child
 
 
 def _frame(n: int):
@@ -103,11 +103,8 @@ def main(argv=None) -> None:
         trees = {"this tree": measure(args.calls, folder)}
         if args.compare_src:
             env = dict(os.environ, PYTHONPATH=str(Path(args.compare_src).resolve()))
-            run = subprocess.run([sys.executable, __file__, "--calls", str(args.calls),
-                                  "--child", folder], env=env, capture_output=True,
-                                 text=True, check=True)
-            trees["--compare-src"] = {k: tuple(v) for k, v in
-                                      json.loads(run.stdout.splitlines()[-1]).items()}
+            other = run_child(__file__, ["--calls", str(args.calls), "--child", folder], env)
+            trees["--compare-src"] = {k: tuple(v) for k, v in other.items()}
     import duckdb
 
     def connect():

@@ -578,19 +578,19 @@ def _zoom(tab: _Table, end: _End, side: int, alpha: float) -> bool:
     t_out = end.t[outer]
     idx = sorted((i for i, v in enumerate(end.t) if t_out <= v <= end.scanned + 1e-9),
                  key=end.t.__getitem__)
-    pairs = [(i, j) for i, j in zip(idx[:-1], idx[1:], strict=True)
-             if end.t[j] > end.zoomed and end.d[i] != end.d[j]
-             and max(end.p[i], end.p[j]) > (1.0 - _ZOOM_HOVER) * alpha]
+    pairs = [(i, j, max(end.p[i], end.p[j])) for i, j in zip(idx[:-1], idx[1:], strict=True)
+             if end.t[j] > end.zoomed and end.d[i] != end.d[j]]
+    pairs = [pair for pair in pairs if pair[2] > (1.0 - _ZOOM_HOVER) * alpha]
     end.zoomed = max(end.zoomed, end.scanned)
     if not pairs:
         return False
-    d0 = np.array([end.d[i] for i, _ in pairs])
-    d1 = np.array([end.d[j] for _, j in pairs])
+    d0 = np.array([end.d[i] for i, _, _ in pairs])
+    d1 = np.array([end.d[j] for _, j, _ in pairs])
     found = _crossings(tab, d0, d1)
     if found is None or not found[1].size:
         return False
     iv, left, r = found
-    peak = np.maximum([end.p[i] for i, _ in pairs], [end.p[j] for _, j in pairs])
+    peak = np.array([top for _, _, top in pairs])
     order = np.argsort(-peak, kind="stable")
     count = np.bincount(iv, minlength=len(pairs))[order]
     # whole intervals, highest peak first, while the budget lasts (at least one)
