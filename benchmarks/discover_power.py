@@ -249,7 +249,7 @@ def run_fast(task) -> dict:
                  error_control="family")
     out = {"n": n, "depth": depth, "c": c, "delta": delta, "rep": rep,
            "seconds": time.perf_counter() - t, "candidates": dec.m_total,
-           "testable": dec.m_t}
+           "testable": dec.m_t, "scale": dec.scale}
     out["fairbound"] = _kinds(keys, dec.flagged, depth)
     out["fairbound"]["n_flagged"] = dec.n_found
     if rep < 2:
@@ -262,6 +262,9 @@ def run_fast(task) -> dict:
     pv = np.ones(len(n_s))
     pv[up] = exact_harm_pvalue(k_s[up], n_s[up], K, N)
     out["bonferroni_exact"] = _kinds(keys, pv <= 0.05 / m, depth)
+    # the default before the attainable sizes raised its levels: Tarone's levels alone
+    out["tarone"] = _kinds(keys, dec.live & (np.nan_to_num(dec.pv, nan=2.0) <= dec.plan_miss),
+                           depth)
     for name, miss in (("bonferroni", np.full(len(n_s), 0.05 / m)),
                        ("depth_cp", 0.05 * depth_weights(dep, st.counts.lattice))):
         lb = np.full(len(n_s), -1.0)
@@ -379,8 +382,8 @@ def summarise(results: list[dict]) -> list[dict]:
         row = {"n": n, "planted_depth": depth, "c": c, "delta": round(rs[0]["delta"], 4),
                "reps": len(rs), "candidates": int(np.median([r["candidates"] for r in rs])),
                "seconds_median": round(float(np.median([r["seconds"] for r in rs])), 3)}
-        for tool in ("fairbound", "bonferroni", "bonferroni_exact", "depth_cp", "sliceline",
-                     "divexplorer", "fairaudit"):
+        for tool in ("fairbound", "bonferroni", "bonferroni_exact", "depth_cp", "tarone",
+                     "sliceline", "divexplorer", "fairaudit"):
             got = [r[tool] for r in rs if r.get(tool) is not None]
             if not got:
                 continue
@@ -392,11 +395,44 @@ def summarise(results: list[dict]) -> list[dict]:
             row[f"{tool}_reps"] = len(got)
         if "testable" in rs[0]:
             row["testable"] = int(np.median([r["testable"] for r in rs]))
+        if "scale" in rs[0]:
+            row["scale"] = round(float(np.median([r["scale"] for r in rs])), 2)
         for base, key in (("bonferroni", "ratio"), ("bonferroni_exact", "ratio_exact")):
             if row.get(f"{base}_power"):
                 row[key] = round(row["fairbound_power"] / row[f"{base}_power"], 2)
         rows.append(row)
     return rows
+
+
+def markdown(rows: list[dict]) -> None:
+    """Print the ``--fast`` table as docs/discover.md shows it.
+
+    A ratio is in bold where either power is between 20% and 80% (the target's cells), in
+    parentheses elsewhere; ``inf`` where the baseline found nothing.
+    """
+    def ratio(a: float, b: float) -> str:
+        r = "inf" if b == 0 else f"{a / b:.2f}"
+        return f"**{r}**" if 0.2 <= a <= 0.8 or 0.2 <= b <= 0.8 else f"({r})"
+
+    print("| n | planted depth | c | reps | testable | fairbound fwer (binomial p) | "
+          "scale | fairbound power | Bonferroni (CP bound) power | ratio | Bonferroni (exact test) "
+          "power | ratio | Tarone's levels alone power | ratio | previous default (CP, "
+          "depth weights) power |")
+    print("|" + "---|" * 15)
+    for r in rows:
+        cells = [f"{r['n']:,}", "any" if r["c"] == 0 else str(r["planted_depth"]),
+                 f"{r['c']:g}", str(r["reps"]), f"{r['testable']:,}",
+                 f"{r['fairbound_fwer']:.2f} ({r['fairbound_fwer_p']:.2f})",
+                 f"{r['scale']:.2f}"]
+        if r["c"] == 0:
+            cells += ["-"] * 8
+        else:
+            fb = r["fairbound_power"]
+            cells.append(f"{fb:.2f}")
+            for base in ("bonferroni", "bonferroni_exact", "tarone"):
+                cells += [f"{r[base + '_power']:.2f}", ratio(fb, r[base + "_power"])]
+            cells.append(f"{r['depth_cp_power']:.2f}")
+        print("| " + " | ".join(cells) + " |")
 
 
 def read_raw(paths: list[str]) -> list[dict]:
@@ -509,6 +545,9 @@ def main() -> None:
         with open(a.out, "w") as fh:
             fh.write(text)
     print(pd.DataFrame(rows).to_string())
+    if a.fast:
+        print()
+        markdown(rows)
     print(f"{len(tasks)} data sets in {time.time() - t:.0f} s")
 
 

@@ -155,7 +155,7 @@ ALLOWED: dict[str, tuple[str, tuple[tuple[str, str], ...]]] = {
             ('docs/engines.md', '**hashed rows** (`"hashed rows (bottom-k'),
             ('docs/many_groups.md', 'fairlearn 0.15, `MetricFrame(metrics=sel'),
             ('docs/many_groups.md', 'The fairlearn count (needs `pip install '),
-            ('docs/discover.md', '**Error control.** At most 4% of data se'),
+            ('docs/discover.md', '**Error control.** At most 5% of data se'),
             ('docs/discover.md', '**Peers** (earlier run of this benchmark'),
             ('docs/discover.md', '**fairaudit** (Cherian & Candes: bootstr'),
         )),

@@ -153,3 +153,69 @@ def test_tarone_weights_sum_to_one_over_the_testable_and_drop_the_rest():
     assert np.all(np.exp(lmin[:9]) <= 0.05 * w[:9])
     wf, mf = tarone_depth_weights(depths, lmin, 0.05, fdr=True)
     assert mf >= m and wf.sum() == pytest.approx(1.0)
+
+
+def _tail_values(n, k_total, n_total):
+    """Every ``P(X >= k)`` of the hypergeometric null, from scipy."""
+    from scipy.stats import hypergeom
+
+    ks = np.arange(0, int(min(n, k_total)) + 1)
+    return hypergeom.sf(ks - 1, n_total, k_total, n)
+
+
+def _attainable(level, sf):
+    ok = sf <= level
+    return float(sf[ok].max()) if ok.any() else 0.0
+
+
+@pytest.mark.parametrize("seed", range(2))
+def test_discrete_scale_keeps_the_attainable_sizes_within_alpha(seed):
+    # the scaled levels' attainable sizes, recomputed from scipy's tails, sum to at most
+    # alpha (the family-wise bound), and 1% more scale would exceed it (the largest scale)
+    from fairbound.stats.slices import discrete_scale
+
+    rng = np.random.default_rng(seed)
+    tight = 0
+    for trial in range(10):
+        n_total = int(rng.integers(50, 4_000))
+        k_total = int(rng.integers(1, n_total))
+        m = int(rng.integers(1, 25))
+        n = rng.integers(1, max(2, n_total // 3), m).astype(float)
+        w = rng.random(m)
+        w[rng.random(m) < 0.2] = 0.0          # slices Tarone dropped
+        alpha = (0.05, 0.01, 0.1)[trial % 3]
+        c = alpha * w / max(w.sum(), 1e-12)
+        s = discrete_scale(c, n, k_total, n_total, alpha)
+        assert s >= 1.0
+        tails = [_tail_values(ni, k_total, n_total) for ni in n]
+        live = [(ci, sf) for ci, sf in zip(c, tails, strict=True) if ci > 0]
+        assert sum(_attainable(s * ci, sf) for ci, sf in live) <= alpha
+        more = sum(_attainable(1.01 * s * ci, sf) for ci, sf in live)
+        tight += more > alpha or s * c.max() >= 0.5 * 0.99
+    assert tight >= 8
+
+
+def test_discrete_scale_is_one_where_the_tests_are_nearly_continuous():
+    # counts with a standard deviation above DISCRETE_SD use F(c) <= c: no room is left
+    from fairbound.stats.slices import discrete_scale
+
+    s = discrete_scale(np.full(10, 0.005), np.full(10, 400_000.0), 1_500_000, 10_000_000,
+                       0.05)
+    assert s == 1.0
+
+
+def test_discrete_scale_tabulates_the_tails_exactly():
+    from scipy.stats import hypergeom
+
+    from fairbound.stats.slices import _tails
+
+    n = np.array([5.0, 40.0, 300.0, 2_000.0])
+    tail, k0, rest = _tails(n, 1_000, 9_000)
+    for i, ni in enumerate(n):
+        row = tail[i][np.isfinite(tail[i])]
+        ks = k0[i] + np.arange(row.size)
+        ref = hypergeom.sf(ks - 1, 9_000, 1_000, ni)
+        # the row misses only the mass past its end, which ``rest`` bounds
+        assert np.all(row <= ref * (1 + 1e-10))
+        assert np.all(ref <= row * (1 + 1e-10) + rest[i])
+        assert rest[i] < 1e-20

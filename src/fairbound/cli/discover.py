@@ -70,7 +70,8 @@ def discover_command(
     ] = "positive",
     error_control: Annotated[str, typer.Option(
         "--error-control", help="family (no false flag, jointly: Fisher's exact test, "
-        "Tarone-weighted Bonferroni) | fdr (weighted Benjamini-Yekutieli) | none")] = "family",
+        "Tarone-weighted Bonferroni raised by the tests' attainable sizes) | fdr (weighted "
+        "Benjamini-Yekutieli) | none")] = "family",
     confidence: common.ConfidenceOpt = 0.95,
     pos_label: Annotated[str | None, typer.Option(
         "--pos-label", help="Positive class of label and prediction when not 0/1.")] = None,

@@ -11,6 +11,7 @@ import pytest
 
 import fairbound
 from fairbound.audits.discover import discover
+from fairbound.audits.discover.build import decide
 from fairbound.errors import FairboundError
 from fairbound.stats.slices import gap_lower_bound
 
@@ -75,7 +76,7 @@ def test_the_planted_slice_is_flagged_with_its_parents_and_counts(found):
             assert "exact test" in c.note
 
 
-def test_verdicts_are_fisher_exact_under_tarone_weighted_bonferroni(found):
+def test_verdicts_are_fisher_exact_under_tarone_weighted_bonferroni_raised(found):
     from scipy.stats import fisher_exact
 
     from fairbound.stats.slices import exact_min_log_pvalue
@@ -91,7 +92,11 @@ def test_verdicts_are_fisher_exact_under_tarone_weighted_bonferroni(found):
         table = [[c.count, c.n - c.count], [c.count_other, c.n_other - c.count_other]]
         ref = fisher_exact(table, alternative="greater").pvalue   # reference implementation
         assert c.p_value == pytest.approx(ref, rel=1e-9)
-        assert c.test_alpha == pytest.approx(0.05 / (len(testable) * testable[c.depth]))
+        # Tarone's depth-weighted level, raised by the attainable sizes' common factor
+        assert c.test_alpha == pytest.approx(
+            found.discrete_scale * 0.05 / (len(testable) * testable[c.depth]))
+    assert found.discrete_scale > 1.0
+    assert found.to_dict()["discrete_scale"] == found.discrete_scale
 
 
 def test_tarone_drops_slices_that_can_never_reach_their_level():
@@ -107,7 +112,8 @@ def test_tarone_drops_slices_that_can_never_reach_their_level():
     res = discover(df, ["g", "h"], label="y", prediction="p", metric="accuracy_parity",
                    depth=1, min_support=3)
     assert res.n_candidates == 63 and res.n_testable == 3
-    assert all(c.test_alpha in (0.0, pytest.approx(0.05 / 3)) for c in res.comparisons)
+    assert all(c.test_alpha in (0.0, pytest.approx(0.05 / 3 * res.discrete_scale))
+               for c in res.comparisons)
 
 
 def test_family_levels_are_weighted_bonferroni_over_the_lattice(found):
@@ -364,3 +370,34 @@ def test_labels_other_than_zero_one_need_pos_label():
         discover(text, ["g"], label="y", prediction="p", pos_label="maybe")
     sel = discover(df, ["g"], prediction="p", metric="demographic_parity")
     assert sel.metric == "demographic_parity" and sel.population_n == n
+
+
+@pytest.mark.parametrize(("cells", "k_total", "level"), [
+    ((10, 12, 9, 9), 8, 0.95), ((5, 15, 7, 13), 12, 0.8), ((3, 4, 20, 13), 6, 0.8),
+    ((8, 8, 8, 8), 16, 0.9)])
+def test_family_wise_error_by_enumeration_under_the_null(cells, k_total, level):
+    # two binary features, 4 cells of the given sizes, k_total costs placed at random among
+    # the rows (the null: the cost is unrelated to the features); every placement's
+    # probability is multivariate hypergeometric, so the chance that decide flags any of
+    # the 8 slices is computed exactly and must be at most alpha
+    from math import comb
+
+    sizes = np.array(cells)
+    n_total = int(sizes.sum())
+    # slices: a=0 (cells 0, 1), a=1 (2, 3), b=0 (0, 2), b=1 (1, 3), then the 4 cells
+    member = np.array([[1, 1, 0, 0], [0, 0, 1, 1], [1, 0, 1, 0], [0, 1, 0, 1],
+                       [1, 0, 0, 0], [0, 1, 0, 0], [0, 0, 1, 0], [0, 0, 0, 1]])
+    dep = np.array([1, 1, 1, 1, 2, 2, 2, 2])
+    n_s = (member @ sizes).astype(float)
+    error, scaled = 0.0, 0
+    for ks in itertools.product(*(range(min(s, k_total) + 1) for s in sizes)):
+        if sum(ks) != k_total:
+            continue
+        ways = [comb(int(s), k) for s, k in zip(sizes, ks, strict=True)]
+        prob = np.prod(ways) / comb(n_total, k_total)
+        dec = decide(n_s, (member @ np.array(ks)).astype(float), n_total, k_total, dep,
+                     {1: 4, 2: 4}, confidence_level=level, error_control="family")
+        error += prob * bool(dec.flagged.any())
+        scaled += dec.scale > 1.0
+    assert error <= 1.0 - level
+    assert scaled > 0      # the attainable sizes raised the levels

@@ -3,9 +3,9 @@
 :func:`discover` reads the data in one ``GROUPING SETS`` scan
 (:mod:`fairbound.engines.discover`, DuckDB or Spark SQL) into every candidate slice's
 confusion counts, then :func:`evaluate` tests each slice against its complement with
-Fisher's exact test under Tarone-weighted error control (:func:`decide`) and bounds its
-gap with simultaneous finite-sample intervals (:mod:`fairbound.stats.slices`,
-:mod:`fairbound.audits.control`).
+Fisher's exact test under Tarone-weighted error control, its levels raised by the tests'
+attainable sizes (:func:`decide`), and bounds its gap with simultaneous finite-sample
+intervals (:mod:`fairbound.stats.slices`, :mod:`fairbound.audits.control`).
 """
 
 from __future__ import annotations
@@ -34,6 +34,7 @@ from fairbound.stats.base import check_confidence_level
 from fairbound.stats.slices import (
     best_refinement_bound,
     depth_weights,
+    discrete_scale,
     exact_detectable_gap,
     exact_harm_pvalue,
     exact_min_log_pvalue,
@@ -160,8 +161,9 @@ def discover(
         a rate is the cost.
     error_control : {'family', 'fdr', 'none'}
         ``"family"`` (default): each slice's one-sided Fisher exact test against its
-        complement, at ``alpha w`` with Tarone-weighted depth weights ``w`` over the slices
-        that can reach their level at all (fixed by the margins), so no slice is flagged
+        complement, at ``s alpha w`` with Tarone-weighted depth weights ``w`` over the
+        slices that can reach their level at all and the largest ``s >= 1`` the tests'
+        attainable sizes leave room for (both fixed by the margins), so no slice is flagged
         falsely with probability at least ``confidence_level``; the intervals shown are
         depth-weighted Bonferroni over the whole lattice, so they hold jointly at that
         level too.  ``"fdr"``: the weighted Benjamini-Yekutieli step-up over the testable
@@ -275,6 +277,8 @@ class Decision:
     idx: np.ndarray         # slices whose p-value and bound are computed
     pv: np.ndarray          # exact p-values (NaN where not computed)
     test_miss: np.ndarray   # the level each slice is tested at
+    plan_miss: np.ndarray   # the level "n needed" plans for (Tarone's, not scaled)
+    scale: float            # how far the discrete sizes raised the levels (family)
     flagged: np.ndarray
     miss: np.ndarray        # the intervals' miss probabilities
     n_found: int
@@ -310,8 +314,14 @@ def decide(n_s, k_s, N: float, K: float, dep, lattice: dict, *, confidence_level
     >>> d = decide(np.array([500., 500., 250.]), np.array([100., 50., 60.]), 1000., 150.,
     ...            np.array([1, 1, 2]), {1: 2, 2: 1}, confidence_level=0.95,
     ...            error_control="family")
-    >>> d.flagged.tolist(), d.m_t, d.test_miss.round(4).tolist()
+    >>> d.flagged.tolist(), d.m_t, d.plan_miss.round(4).tolist()
     ([True, False, True], 3, [0.0125, 0.0125, 0.025])
+
+    Tarone's levels above, raised by the tests' attainable sizes (the slices' exact tests
+    reach few p-values, so a common factor keeps their sizes' sum within 0.05):
+
+    >>> round(d.scale, 3), d.test_miss.round(4).tolist()
+    (1.387, [0.0173, 0.0173, 0.0347])
     """
     rho, control = confidence_level, error_control
     n_s, k_s = np.asarray(n_s, dtype=float), np.asarray(k_s, dtype=float)
@@ -335,6 +345,13 @@ def decide(n_s, k_s, N: float, K: float, dep, lattice: dict, *, confidence_level
         wt, m_t = tarone_depth_weights(dep, lmin, alpha, fdr=control == "fdr")
         top_test = alpha * float(wt.max(initial=0.0)) * (
             m_t / harmonic(m_t) if control == "fdr" and m_t else 1.0)
+    # family: raise every level by the factor the tests' attainable sizes leave room for
+    # (a function of the margins too: docs/discover.md, "Discrete sizes")
+    scale = 1.0
+    if control == "family" and m_t:
+        scale = discrete_scale(alpha * wt, np.where(estimable, n_s, 0.0), K, N, alpha,
+                               cap=PRUNE_MISS)
+        top_test *= scale
     # --- the intervals: Clopper-Pearson differences, depth-weighted over the lattice ---
     top = alpha if control == "none" else alpha * float(w.max(initial=0.0)) * (
         m_total / h if control == "fdr" else 1.0)
@@ -357,7 +374,7 @@ def decide(n_s, k_s, N: float, K: float, dep, lattice: dict, *, confidence_level
         if control == "fdr":
             tm = base * m_t * wt
         else:
-            tm = alpha * wt
+            tm = alpha * scale * wt
         return tm, np.nan_to_num(pv, nan=2.0) <= tm
 
     if m_t:
@@ -377,7 +394,8 @@ def decide(n_s, k_s, N: float, K: float, dep, lattice: dict, *, confidence_level
         miss = (1.0 - level_of(1)) * m_total * w
     return Decision(m_total=m_total, w=w, estimable=estimable, est=est, wt=wt, m_t=m_t,
                     pruned=pruned, live=live, idx=idx, pv=pv, test_miss=test_miss,
-                    flagged=flagged, miss=miss, n_found=n_found)
+                    plan_miss=test_miss / scale, scale=scale, flagged=flagged, miss=miss,
+                    n_found=n_found)
 
 
 def evaluate(state: _State, *, confidence_level: float, error_control: str) -> DiscoverResult:
@@ -418,7 +436,7 @@ def evaluate(state: _State, *, confidence_level: float, error_control: str) -> D
     chosen = np.array([r for r, _ in rows], dtype=int) - 1 if rows else np.zeros(0, int)
     if chosen.size:
         need[chosen] = exact_required_total_n(k_s[chosen], n_s[chosen], k_c[chosen],
-                                              n_c[chosen], test_miss[chosen])
+                                              n_c[chosen], dec.plan_miss[chosen])
 
     def brief(j: int) -> dict:
         i = j - 1
@@ -483,7 +501,7 @@ def evaluate(state: _State, *, confidence_level: float, error_control: str) -> D
             rate=state.rate, rate_is_cost=state.rate_is_cost, note="; ".join(notes),
             merged=tuple(_label(c, keys[q])[0] for q in merged), parents=tuple(parents),
             children=tuple(kids), weight=float(w[i])))
-    detect = _detectable(c, n_s, N, K, test_miss, dep, wt > 0)
+    detect = _detectable(c, n_s, N, K, dec.plan_miss, dep, wt > 0)
     return DiscoverResult(
         comparisons=tuple(out), metric=state.metric, component=state.component,
         rate=state.rate, favourable=state.favourable, comparison=state.comparison,
@@ -498,7 +516,7 @@ def evaluate(state: _State, *, confidence_level: float, error_control: str) -> D
         population_rate=_rate(K, N, state.rate_is_cost), detectable=detect,
         version=__version__,
         created=_dt.datetime.now(_dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
-        columns=dict(state.columns), n_testable=m_t, state=state)
+        columns=dict(state.columns), n_testable=m_t, discrete_scale=dec.scale, state=state)
 
 
 def _rate(k: float, n: float, rate_is_cost: bool) -> float:

@@ -14,7 +14,8 @@ from fairbound._words import GAP_VERDICTS
 
 _CONTROL = {
     "family": "family-wise: no slice is flagged falsely (Fisher's exact test, "
-              "Tarone-weighted Bonferroni over the testable slices), and every interval "
+              "Tarone-weighted Bonferroni over the testable slices with levels raised by "
+              "the tests' attainable sizes), and every interval "
               "shown holds jointly, each with probability at least {level}",
     "fdr": "false discovery rate (weighted Benjamini-Yekutieli, any dependence) at most "
            "{alpha}",

@@ -70,12 +70,14 @@ class SliceFinding:
         multiplicity adjustment; NaN where it was not computed: gap not positive, or
         pruned).
     test_alpha : float
-        The level the exact test of this slice ran at (Tarone-weighted Bonferroni or
-        Benjamini-Yekutieli over the testable slices); the verdict is ``p_value <=
-        test_alpha``.  0 for a slice too small ever to reach a level (not counted).
+        The level the exact test of this slice ran at (Tarone-weighted Bonferroni with
+        every level raised by ``discrete_scale``, or Benjamini-Yekutieli over the testable
+        slices); the verdict is ``p_value <= test_alpha``.  0 for a slice too small ever to
+        reach a level (not counted).
     required_n : float
-        Rows (slice + other, same shares) at which the exact test, at ``test_alpha``,
-        would flag the slice if the observed rates were the truth.
+        Rows (slice + other, same shares) at which the exact test would flag the slice if
+        the observed rates were the truth, at ``test_alpha`` before the discrete scale
+        (which shrinks towards 1 as the counts grow).
     merged : tuple of str
         Near-duplicate slices (nearly the same rows) folded into this one.
     parents, children : tuple of dict
@@ -213,6 +215,9 @@ class DiscoverResult(ResultMethods):
     n_testable : int
         Candidates whose exact test could reach its level at all (Tarone's count: the
         multiplicity the verdicts pay); the rest can never be flagged.
+    discrete_scale : float
+        The factor by which the tests' attainable sizes raised every testable slice's
+        level (family-wise control; 1 otherwise or where nothing could be gained).
     """
 
     comparisons: tuple
@@ -243,6 +248,7 @@ class DiscoverResult(ResultMethods):
     created: str
     columns: dict = field(default_factory=dict)
     n_testable: int = -1
+    discrete_scale: float = 1.0
     kind: str = "discover"
     state: Any = field(default=None, repr=False, compare=False)
 
@@ -317,13 +323,14 @@ class DiscoverResult(ResultMethods):
             "n_candidates": self.n_candidates,
             "lattice": {str(k): v for k, v in self.lattice.items()},
             "n_evaluated": self.n_evaluated, "n_pruned": self.n_pruned,
-            "n_testable": self.n_testable,
+            "n_testable": self.n_testable, "discrete_scale": self.discrete_scale,
             "n_not_estimable": self.n_not_estimable, "n_flagged": self.n_flagged,
             "population_n": self.population_n,
             "population_rate": _num(self.population_rate),
             "detectable": [dict(x) for x in self.detectable],
             "method": "verdicts: one-sided Fisher exact test of each slice against its "
-                      "complement, Tarone-weighted over the testable slices; intervals: "
+                      "complement, Tarone-weighted over the testable slices (family: levels "
+                      "raised by the tests' attainable sizes); intervals: "
                       "clopper-pearson difference (finite-sample, one-sided), depth-weighted "
                       "over every candidate",
             "comparisons": [c.to_dict() for c in self.comparisons],
