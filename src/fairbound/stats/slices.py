@@ -482,7 +482,7 @@ def _tails(n, total_k, total_n):
 
     One row per slice (``n`` draws, ``K`` of ``N`` rows bear the cost), ``k`` from
     ``floor(mean)`` (a tail of at least 1/2: the median is the mean's floor or ceiling)
-    over ``12 sd + 40`` values or to ``min(n, K)``; NaN past a row's end.  Each row is
+    over ``8 sd + 40`` values or to ``min(n, K)``; NaN past a row's end.  Each row is
     built from ``P(X = k0)`` (:func:`scipy.stats.hypergeom.logpmf`) and the ratios of
     successive probabilities, cumulated in log space, then summed from the far end
     (smallest first).  Also returns each row's first ``k`` and a bound of the mass past the
@@ -497,7 +497,7 @@ def _tails(n, total_k, total_n):
     sd = np.sqrt(np.maximum(n * (K / N) * (1 - K / N) * (N - n) / max(N - 1.0, 1.0), 0.0))
     k0 = np.floor(mean)
     top = np.minimum(n, K)
-    length = np.minimum(top - k0, np.ceil(12.0 * sd + 40.0)) + 1.0
+    length = np.minimum(top - k0, np.ceil(8.0 * sd + 40.0)) + 1.0
     width = int(length.max(initial=1.0))
     k = k0[:, None] + np.arange(width)[None, :]
     inside = k <= (k0 + length - 1.0)[:, None]
@@ -579,13 +579,16 @@ def discrete_scale(levels, n_s, total_k, total_n, alpha, *, cap: float = 0.5):
     sd = np.sqrt(np.maximum(n * (K / N) * (1 - K / N) * (N - n) / max(N - 1.0, 1.0), 0.0))
     exact = live & (sd <= DISCRETE_SD) & (n > 0) & (n < N)
     linear = float(c[live & ~exact].sum())       # F_i(x) <= x for the rest
+    # slices with the same rows and level have the same sizes: tabulate each pair once
+    pairs, times = np.unique(np.stack([n[exact], c[exact]], axis=1), axis=0,
+                             return_counts=True)
     keys, steps = [], []
-    rows = np.flatnonzero(exact)
-    for part in np.array_split(rows, max(1, rows.size // 2048 + 1)):
+    for part in np.array_split(np.arange(len(pairs)), max(1, len(pairs) // 2048 + 1)):
         if not part.size:
             continue
-        tail, _, rest = _tails(n[part], K, N)
-        low = tail * (1.0 - _REL) / c[part, None]    # the scale at which k becomes reachable
+        tail, _, rest = _tails(pairs[part, 0], K, N)
+        level = pairs[part, 1][:, None]
+        low = tail * (1.0 - _REL) / level            # the scale at which k becomes reachable
         high = tail * (1.0 + _REL) + rest[:, None]   # what it then adds to the size
         ok = np.isfinite(low) & (low <= s_cap)
         # along a row the tails fall, so read it from the far end: each reachable k
@@ -594,7 +597,7 @@ def discrete_scale(levels, n_s, total_k, total_n, alpha, *, cap: float = 0.5):
         prev = np.where(np.isfinite(prev) & np.roll(ok, -1, axis=1), prev, 0.0)
         prev[:, -1] = 0.0
         keys.append(low[ok])
-        steps.append((high - prev)[ok])
+        steps.append(((high - prev) * times[part, None])[ok])
     key = np.concatenate(keys) if keys else np.zeros(0)
     inc = np.concatenate(steps) if steps else np.zeros(0)
     order = np.argsort(key, kind="stable")
