@@ -40,7 +40,8 @@ def print_discover(result, *, fmt: str = "table") -> None:
     con.print(table)
     con.print("[dim]gap = slice rate - rate of the "
               f"{d['comparison']}; verdicts from Fisher's exact test (testable slices: "
-              f"{d['n_testable']:,}); one-sided intervals hold jointly (a "
+              f"{d['n_testable']:,}, levels x{d['discrete_scale']:.2f} by their attainable "
+              "sizes); one-sided intervals hold jointly (a "
               "flagged slice's may still reach 0); n needed: rows at these shares at "
               "which the test would flag it.[/]")
 

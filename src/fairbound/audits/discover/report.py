@@ -183,7 +183,8 @@ def render_discover_report(source, *, title: str | None = None, figures: bool = 
              f"<li>candidates: {d['n_candidates']:,} ({escape(lattice)}); evaluated "
              f"{d['n_evaluated']:,}, pruned {d['n_pruned']:,} (no refinement could be "
              f"flagged), not estimable {d['n_not_estimable']:,}, testable (could reach "
-             f"their level at all) {d.get('n_testable', -1):,}</li>"
+             f"their level at all) {d.get('n_testable', -1):,}, their levels raised "
+             f"{d.get('discrete_scale', 1.0):.2f} times by the tests' attainable sizes</li>"
              f"<li>intervals: {escape(d['method'])}; error control: "
              f"{escape(control_text(d))}</li></ul>")
     parts = [Markup(f"<section id='summary'><h2>Summary</h2>{facts}</section>")]
