@@ -54,7 +54,9 @@ from multiprocessing import Pool
 import numpy as np
 from discover_power import BASE, FEATURES, LEVELS
 from scipy import sparse
-from scipy.stats import beta, hypergeom
+from scipy.stats import beta
+
+from fairbound.stats.slices import depth_weights, exact_harm_pvalue
 
 ALPHA = 0.05
 DEPTH = 3
@@ -91,9 +93,9 @@ def fisher_tail(k, n, big_k, big_n):
     mean = n * big_k / big_n
     sd = np.sqrt(n * (big_k / big_n) * (1 - big_k / big_n) * (big_n - n) / max(big_n - 1, 1))
     p = np.ones(k.shape)
-    far = k >= mean + 1.5 * sd
+    far = (k >= mean + 1.5 * sd) & (n > 0) & (n < big_n)   # exact_harm_pvalue: NaN else
     if far.any():
-        p[far] = hypergeom.sf(k[far] - 1, big_n, big_k, n[far])
+        p[far] = exact_harm_pvalue(k[far], n[far], big_k, big_n)
     return p
 
 
@@ -105,7 +107,7 @@ def _draw(rng, n, ncells, rate):
 def _null_chunk(args):
     n, count, seed = args
     cells, member, depth, _ = lattice()
-    weights = _depth_weights(depth)
+    weights = depth_weights(depth)
     rng = np.random.default_rng(seed)
     out = np.empty((count, 2))
     for r in range(count):
@@ -114,11 +116,6 @@ def _null_chunk(args):
         p = fisher_tail(k_s, n_s, err.sum(), n)
         out[r] = p.min(), (p / weights).min()
     return out
-
-
-def _depth_weights(depth):
-    m = np.bincount(depth)
-    return 1.0 / (DEPTH * m[depth])
 
 
 def _threshold(stat, level):
@@ -140,7 +137,7 @@ def _planted_chunk(args):
     for r in range(count):
         size, err = _draw(rng, n, cells.shape[0], rate)
         k, m = err[row].sum(), size[row].sum()
-        p[r] = hypergeom.sf(k - 1, n, err.sum(), m)
+        p[r] = exact_harm_pvalue(k, m, err.sum(), n)[()]
     return p
 
 
@@ -164,7 +161,7 @@ def main(argv=None) -> None:
     depths = [int(x) for x in a.depths.split(",")]
     cs = [float(x) for x in a.c.split(",")]
     _, _, depth, _ = lattice()
-    weights = _depth_weights(depth)
+    weights = depth_weights(depth)
     m = depth.size
     t0 = time.time()
     print(f"# Command: python benchmarks/discover_oracle.py --n {a.n} --depths {a.depths} "

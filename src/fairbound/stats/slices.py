@@ -477,6 +477,12 @@ DISCRETE_SD = 30.0
 _REL = 1e-9     # relative error allowed for a tail sum of :func:`_tails` (measured < 1e-12)
 
 
+def _null_sd(n, total_k, total_n):
+    """Standard deviation of a slice's count under the hypergeometric null."""
+    N, K = float(total_n), float(total_k)
+    return np.sqrt(np.maximum(n * (K / N) * (1 - K / N) * (N - n) / max(N - 1.0, 1.0), 0.0))
+
+
 def _tails(n, total_k, total_n):
     """Upper tails ``P(X >= k)`` of each slice's hypergeometric null, from its mean up.
 
@@ -494,7 +500,7 @@ def _tails(n, total_k, total_n):
     N, K = float(total_n), float(total_k)
     n = np.asarray(n, dtype=float)
     mean = n * K / N
-    sd = np.sqrt(np.maximum(n * (K / N) * (1 - K / N) * (N - n) / max(N - 1.0, 1.0), 0.0))
+    sd = _null_sd(n, K, N)
     k0 = np.floor(mean)
     top = np.minimum(n, K)
     length = np.minimum(top - k0, np.ceil(8.0 * sd + 40.0)) + 1.0
@@ -576,8 +582,7 @@ def discrete_scale(levels, n_s, total_k, total_n, alpha, *, cap: float = 0.5):
     s_cap = cap / float(c[live].max())
     if s_cap <= 1.0:
         return 1.0
-    sd = np.sqrt(np.maximum(n * (K / N) * (1 - K / N) * (N - n) / max(N - 1.0, 1.0), 0.0))
-    exact = live & (sd <= DISCRETE_SD) & (n > 0) & (n < N)
+    exact = live & (_null_sd(n, K, N) <= DISCRETE_SD) & (n > 0) & (n < N)
     linear = float(c[live & ~exact].sum())       # F_i(x) <= x for the rest
     # slices with the same rows and level have the same sizes: tabulate each pair once
     pairs, times = np.unique(np.stack([n[exact], c[exact]], axis=1), axis=0,
@@ -592,10 +597,9 @@ def discrete_scale(levels, n_s, total_k, total_n, alpha, *, cap: float = 0.5):
         high = tail * (1.0 + _REL) + rest[:, None]   # what it then adds to the size
         ok = np.isfinite(low) & (low <= s_cap)
         # along a row the tails fall, so read it from the far end: each reachable k
-        # raises the slice's size from the value of k + 1 to its own
+        # raises the slice's size from the value of k + 1 (0 past the row) to its own
         prev = np.concatenate([high[:, 1:], np.zeros((part.size, 1))], axis=1)
-        prev = np.where(np.isfinite(prev) & np.roll(ok, -1, axis=1), prev, 0.0)
-        prev[:, -1] = 0.0
+        prev = np.where(np.isfinite(prev), prev, 0.0)
         keys.append(low[ok])
         steps.append(((high - prev) * times[part, None])[ok])
     key = np.concatenate(keys) if keys else np.zeros(0)
