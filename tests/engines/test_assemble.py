@@ -15,6 +15,7 @@ from fairbound.engines.assemble import (
     MISSING_LABEL,
     MISSING_PREDICTION,
     Excluded,
+    ResultColumns,
     assemble,
     checking_groups,
     collected_size,
@@ -135,7 +136,8 @@ _ODD = {
                                    (False, True, True), (False, False, False)])
 def test_assemble_gives_what_the_row_by_row_rules_give(kind, parts):
     # the same groups, classes, exclusions (and their order), counts and cost sums (bit for
-    # bit: summed in the one sorted order) as one row at a time, whatever order rows come
+    # bit: summed in the one sorted order) as one row at a time, whatever order rows come,
+    # from rows as dicts and as columns
     confusion, cost, where = parts
     spec = AggregateSpec(group=("g",), label="y" if confusion else None,
                          prediction="p" if confusion else None, cost="c" if cost else None,
@@ -145,6 +147,31 @@ def test_assemble_gives_what_the_row_by_row_rules_give(kind, parts):
         rows = _rows(_ODD[kind], np.random.default_rng(seed), confusion=confusion,
                      cost=cost, where=where)
         assert _assembled(rows, plan, spec) == _row_by_row(rows, plan)
+        # the DuckDB engine hands a plain result on as columns: the same again, and the
+        # same byte count and group count
+        cols = _as_columns(rows)
+        assert _assembled(cols, plan, spec) == _row_by_row(rows, plan)
+        assert collected_size(cols) == collected_size(rows)
+        assert count_groups(cols, plan) == count_groups(rows, plan)
+
+
+def _as_columns(rows):
+    names = list(rows[0])
+    return ResultColumns(names, [[r[k] for r in rows] for k in names])
+
+
+def test_result_columns_read_as_a_list_of_dicts():
+    rows = [{"g0": "a", "n": 1}, {"g0": None, "n": 2}, {"g0": "c", "n": 3}]
+    cols = ResultColumns.from_tuples(["g0", "n"], [tuple(r.values()) for r in rows])
+    assert len(cols) == 3 and list(cols) == rows
+    assert cols[0] == rows[0] and cols[-1] == rows[-1] and cols[1:] == rows[1:]
+    assert cols.column("n") == [1, 2, 3] and cols.names == ["g0", "n"]
+    with pytest.raises(IndexError):
+        cols[3]
+    with pytest.raises(ValueError, match="equal length"):
+        ResultColumns(["g0", "n"], [["a"], [1, 2]])
+    empty = ResultColumns.from_tuples(["g0", "n"], [])
+    assert len(empty) == 0 and list(empty) == [] and collected_size(empty) == 0
 
 
 def test_intersections_with_ties_and_equal_values_keep_the_row_by_row_order():

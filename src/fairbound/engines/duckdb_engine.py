@@ -20,6 +20,7 @@ from contextlib import contextmanager
 import numpy as np
 
 from fairbound.engines.assemble import (
+    ResultColumns,
     assemble,
     check_groups,
     collected_size,
@@ -905,17 +906,22 @@ _PLAIN_RESULT = frozenset({"BOOLEAN", "TINYINT", "SMALLINT", "INTEGER", "BIGINT"
                            "USMALLINT", "UINTEGER", "UBIGINT", "DOUBLE", "VARCHAR"})
 
 
-def _fetch_dicts(con, query: str, params=None) -> tuple[list[dict], int]:
+def _fetch_dicts(con, query: str, params=None, *, columns: bool = False):
     """Rows of a small result as dicts, and their size in bytes (:func:`collected_size`).
 
     A result of plain columns (the statistics of a confusion-matrix audit) is fetched
     directly, without importing pyarrow; others (lists of cost values, dates, decimals)
-    through Arrow, whose Python values they keep.
+    through Arrow, whose Python values they keep.  With ``columns`` a plain result comes
+    as :class:`~fairbound.engines.assemble.ResultColumns` (the same rows, read as dicts,
+    held as columns: ten times cheaper to build for a result of many groups).
     """
     rel = con.sql(query, params=params or None)
     if all(str(t).upper() in _PLAIN_RESULT for t in rel.types):
         names = list(rel.columns)
-        rows = [dict(zip(names, r, strict=True)) for r in rel.fetchall()]
+        if columns:
+            rows = ResultColumns.from_tuples(names, rel.fetchall())
+        else:
+            rows = [dict(zip(names, r, strict=True)) for r in rel.fetchall()]
     else:
         rows = rel.to_arrow_table().to_pylist()
     return rows, collected_size(rows)
@@ -1029,7 +1035,8 @@ def aggregate_duckdb(data, spec: AggregateSpec) -> Aggregates:
             check_types(con, plan, source.columns, source.description)
         want_samples = spec.keep_cost_sample > 0 and plan.cost is not None
         with scan_errors(source.description):
-            rows, nbytes = _fetch_dicts(con, stats_query(plan, "src", distinct=want_samples))
+            rows, nbytes = _fetch_dicts(con, stats_query(plan, "src", distinct=want_samples),
+                                        columns=True)
             samples = None
             if want_samples:
                 check_groups(rows, plan)  # too many groups: refused before the second scan
