@@ -28,6 +28,11 @@ Subcommands, each printing what the module's comments quote:
   the rejection region changes (every table's statistic on a grid of 0.001 standard
   errors out to 0.3): how many pieces of constant region have ``p`` higher inside than at
   both of their ends (the zoom of the search tests only the ends).
+* ``smallaudit``: the small tables of the default audit of ``benchmarks/bench_scale.py``'s
+  2,000-row file (the CLI benchmark's), as the audit hands them to the one-table search:
+  their sizes, the CPU time of searching all of them (median of 5), the nulls whose
+  p-values the searches compute (bracketing, the scan for islands, the zoom), and the cost
+  per null when one table's p-values are computed for 16, 64 and 256 nulls at once.
 
 Usage::
 
@@ -40,6 +45,7 @@ Usage::
     python benchmarks/exact_checks.py islands --tables 400
     python benchmarks/exact_checks.py finegrid --tables 100
     python benchmarks/exact_checks.py pieces --tables 40
+    python benchmarks/exact_checks.py smallaudit
 """
 
 from __future__ import annotations
@@ -376,10 +382,80 @@ def pieces(tables: int, seed: int) -> None:
           f"{time.process_time() - t:.1f} s")
 
 
+def smallaudit() -> None:
+    from bench_scale import make_parquet
+
+    import fairbound
+    import fairbound.stats.exact.interval as interval
+    import fairbound.stats.exact.inversion as inv
+
+    path = make_parquet(2000)
+    tables = []
+    search = interval._search
+
+    def record(tab, alpha, tol=1e-3):
+        tables.append((tab.ka, tab.na, tab.kb, tab.nb, tab.gamma, alpha, tol))
+        return search(tab, alpha, tol)
+
+    interval._search = record
+    try:
+        fairbound.audit(str(path), group="g", label="y", prediction="y_hat")
+    finally:
+        interval._search = search
+    sizes = sorted({n for t in tables for n in (t[1], t[3])})
+    print(f"{len(tables)} tables searched one at a time; group sizes {sizes[0]} to "
+          f"{sizes[-1]}; levels {sorted({round(1 - t[5], 6) for t in tables})}")
+
+    def run():
+        return [inv._search(inv._Table(*t[:5]), t[5], t[6]) for t in tables]
+
+    run()
+    cpu = []
+    for _ in range(5):
+        t0 = time.process_time()
+        run()
+        cpu.append(time.process_time() - t0)
+    print(f"CPU of the {len(tables)} searches: median {np.median(cpu):.3f} s "
+          f"(min {min(cpu):.3f}, max {max(cpu):.3f})")
+    counts = {"scan": [0, 0], "other": [0, 0]}
+    pvalues = inv._pvalues
+
+    def count(tab, d, alpha=None, settled=inv._SETTLED, rounds=2):
+        st = np.broadcast_to(np.asarray(settled, dtype=float), np.shape(d))
+        kind = "scan" if np.any(st == inv._SCAN_SETTLED) else "other"
+        counts[kind][0] += 1
+        counts[kind][1] += int(np.size(d))
+        return pvalues(tab, d, alpha, settled, rounds)
+
+    inv._pvalues = count
+    try:
+        run()
+    finally:
+        inv._pvalues = pvalues
+    calls = sum(c[0] for c in counts.values())
+    nulls = sum(c[1] for c in counts.values())
+    print(f"p-value calls {calls} ({calls / len(tables):.1f} a table), nulls {nulls} "
+          f"({nulls / len(tables):.1f} a table): {counts['scan'][1]} in the scans for "
+          f"islands, {counts['other'][1]} bracketing the ends and zooming")
+    big = max(tables, key=lambda t: t[1] * t[3])
+    tab = inv._Table(*big[:5])
+    lo, hi = inv._search(tab, big[5], big[6])
+    per = []
+    for m in (1, 16, 64, 256):
+        d = np.linspace(hi, hi + 0.02, m)
+        t0 = time.process_time()
+        for _ in range(10):
+            pvalues(tab, d, big[5], inv._SCAN_SETTLED)
+        per.append((m, (time.process_time() - t0) / 10.0))
+    print(f"largest table {big[0]}/{big[1]} vs {big[2]}/{big[3]}: p-values of m nulls at "
+          "once, CPU per call and per null: " + ", ".join(
+              f"m = {m}: {t * 1e3:.2f} ms, {t / m * 1e3:.3f} ms" for m, t in per))
+
+
 def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("check", choices=["scan", "sup", "newton", "batch", "onesided", "rounds",
-                                      "islands", "finegrid", "pieces"])
+                                      "islands", "finegrid", "pieces", "smallaudit"])
     ap.add_argument("--tables", type=int, default=300)
     ap.add_argument("--seed", type=int, default=11)
     ap.add_argument("--reach", type=float, default=0.5,
@@ -397,6 +473,8 @@ def main(argv=None) -> None:
         finegrid(args.tables, args.seed, args.reach)
     elif args.check == "pieces":
         pieces(args.tables, args.seed)
+    elif args.check == "smallaudit":
+        smallaudit()
     else:
         {"sup": sup, "newton": newton, "batch": batch}[args.check](args.seed)
 
