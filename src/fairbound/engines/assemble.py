@@ -103,7 +103,7 @@ class ResultColumns(Sequence):
         if len(names) != len(columns) or len({len(c) for c in columns}) > 1:
             raise ValueError("ResultColumns: one column of equal length per name")
         self._names = list(names)
-        self._columns = [list(c) for c in columns]
+        self._columns = list(columns)       # the lists themselves, not copies
         self._size = len(columns[0]) if columns else 0
 
     @classmethod
@@ -154,26 +154,24 @@ def collected_size(rows: list[dict] | ResultColumns) -> int:
     >>> collected_size(ResultColumns(["g0", "n"], [["a", "é"], [3, 1]]))
     19
     """
+    columns = None
     if isinstance(rows, ResultColumns):
-        names = rows.names
+        columns = [rows.column(k) for k in rows.names]
     else:
         names = list(rows[0]) if rows else []
-    if isinstance(rows, ResultColumns) or all(len(r) == len(names) for r in rows):
-        # one result: the same columns in every row
-        try:
-            columns = [_column_values(rows, k) for k in names]
-        except KeyError:
-            columns = None
-        if columns is not None:
-            total = 0
-            for col in columns:
-                kinds = set(map(type, col))
-                if len(kinds) == 1:
-                    total += _size_of(kinds.pop(), col, None)
-                else:
-                    types = list(map(type, col))
-                    total += sum(_size_of(t, col, types) for t in kinds)
-            return total
+        if all(len(r) == len(names) for r in rows):   # the same columns in every row
+            with contextlib.suppress(KeyError):
+                columns = [list(map(itemgetter(k), rows)) for k in names]
+    if columns is not None:
+        total = 0
+        for col in columns:
+            kinds = set(map(type, col))
+            if len(kinds) == 1:
+                total += _size_of(kinds.pop(), col, None)
+            else:
+                types = list(map(type, col))
+                total += sum(_size_of(t, col, types) for t in kinds)
+        return total
     values = list(chain.from_iterable(r.values() for r in rows))
     types = list(map(type, values))
     return sum(_size_of(t, values, types) for t in set(types))

@@ -277,11 +277,15 @@ class Decision:
     idx: np.ndarray         # slices whose p-value and bound are computed
     pv: np.ndarray          # exact p-values (NaN where not computed)
     test_miss: np.ndarray   # the level each slice is tested at
-    plan_miss: np.ndarray   # the level "n needed" plans for (Tarone's, not scaled)
     scale: float            # how far the discrete sizes raised the levels (family)
     flagged: np.ndarray
     miss: np.ndarray        # the intervals' miss probabilities
     n_found: int
+
+    @property
+    def plan_miss(self) -> np.ndarray:
+        """The level "n needed" plans for: each test level before the discrete scale."""
+        return self.test_miss / self.scale
 
 
 def decide(n_s, k_s, N: float, K: float, dep, lattice: dict, *, confidence_level: float,
@@ -394,8 +398,7 @@ def decide(n_s, k_s, N: float, K: float, dep, lattice: dict, *, confidence_level
         miss = (1.0 - level_of(1)) * m_total * w
     return Decision(m_total=m_total, w=w, estimable=estimable, est=est, wt=wt, m_t=m_t,
                     pruned=pruned, live=live, idx=idx, pv=pv, test_miss=test_miss,
-                    plan_miss=test_miss / scale, scale=scale, flagged=flagged, miss=miss,
-                    n_found=n_found)
+                    scale=scale, flagged=flagged, miss=miss, n_found=n_found)
 
 
 def evaluate(state: _State, *, confidence_level: float, error_control: str) -> DiscoverResult:
