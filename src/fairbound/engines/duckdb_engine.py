@@ -913,7 +913,8 @@ def _fetch_dicts(con, query: str, params=None, *, columns: bool = False):
     directly, without importing pyarrow; others (lists of cost values, dates, decimals)
     through Arrow, whose Python values they keep.  With ``columns`` a plain result comes
     as :class:`~fairbound.engines.assemble.ResultColumns` (the same rows, read as dicts,
-    held as columns: ten times cheaper to build for a result of many groups).
+    held as columns: cheaper to build for a result of many groups, see
+    ``ResultColumns``).
     """
     rel = con.sql(query, params=params or None)
     if all(str(t).upper() in _PLAIN_RESULT for t in rel.types):
